@@ -1,0 +1,33 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects, named by what a test needs (notes/style.md):
+// - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
+// - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack.
+const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['**/*.test.ts'],
+          exclude: [...exclude, '**/*.e2e.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['**/*.e2e.test.ts'],
+          exclude,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          // The e2e files share one real stack; running them one at a time keeps them independent.
+          fileParallelism: false,
+          globalSetup: ['test/src/global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
