@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine too: installs pnpm and the dependencies, lints and
+# type-checks, starts the real stack (PostgreSQL, Kafka, Kafka Connect + Debezium), runs the unit and
+# end-to-end tests and the third-party contract checks, then stops the stack.
+#
+#   bash scripts/test.sh            # everything
+#   KEEP_STACK=1 bash scripts/test.sh   # leave the stack running afterwards (faster re-runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/bootstrap.sh
+
+results_dir=$(mktemp -d)
+stack_log="$results_dir/stack-up.log"
+
+# The stack takes a while on a cold machine (Maven downloads): start it in the background while the
+# fast checks run, and wait for it before the end-to-end tests.
+bash ops/stack/stack.sh up >"$stack_log" 2>&1 &
+stack_pid=$!
+stop_stack() {
+  if [ "${KEEP_STACK:-0}" != "1" ]; then bash ops/stack/stack.sh down >/dev/null 2>&1 || true; fi
+}
+trap stop_stack EXIT
+
+echo "== lint and type-check"
+pnpm exec biome check .
+pnpm -r --workspace-concurrency=2 typecheck
+
+echo "== unit tests"
+unit_status=0
+pnpm exec vitest run --project unit --reporter=default --reporter=json \
+  --outputFile.json="$results_dir/unit.json" || unit_status=$?
+
+echo "== waiting for the stack"
+if ! wait "$stack_pid"; then
+  cat "$stack_log" >&2
+  echo "test: the stack did not start" >&2
+  exit 1
+fi
+tail -n 3 "$stack_log"
+
+echo "== end-to-end tests (real stack)"
+e2e_status=0
+pnpm exec vitest run --project e2e --reporter=default --reporter=json \
+  --outputFile.json="$results_dir/e2e.json" || e2e_status=$?
+
+contract_status=0
+if [ -f scripts/contract-checks.sh ]; then
+  echo "== contract checks (Spectral, Schemathesis)"
+  bash scripts/contract-checks.sh || contract_status=$?
+fi
+
+# One plain closing line for CI: 'N passed, N failed' (vitest's own summary is per project).
+node scripts/lib/summarize-results.mjs "$results_dir/unit.json" "$results_dir/e2e.json" \
+  "$contract_status"
+
+[ "$unit_status" = 0 ] && [ "$e2e_status" = 0 ] && [ "$contract_status" = 0 ]
