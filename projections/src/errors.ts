@@ -1,0 +1,69 @@
+/**
+ * Typed errors of the projections library, each with a stable `code` so callers (the api's error
+ * handler, ingest's retry/poison split) can map them without matching message text.
+ */
+
+export type ProjectionErrorCode =
+  | 'invalid_company_id'
+  | 'projection_not_found'
+  | 'projection_too_new'
+  | 'projection_too_old'
+  | 'migration_invalid';
+
+export class ProjectionError extends Error {
+  readonly code: ProjectionErrorCode;
+  constructor(code: ProjectionErrorCode, message: string) {
+    super(message);
+    this.name = 'ProjectionError';
+    this.code = code;
+  }
+}
+
+/** A company id that is not a canonical uuid (it would become part of a file path). */
+export class InvalidCompanyIdError extends ProjectionError {
+  constructor(companyId: unknown) {
+    // The value may be hostile input: keep it short in the message.
+    super('invalid_company_id', `invalid company id ${JSON.stringify(String(companyId).slice(0, 64))}`);
+    this.name = 'InvalidCompanyIdError';
+  }
+}
+
+/** A reader asked for a projection file that does not exist (not ingested yet, or no such company). */
+export class ProjectionNotFoundError extends ProjectionError {
+  readonly path: string;
+  constructor(path: string) {
+    super('projection_not_found', `projection file not found: ${path}`);
+    this.name = 'ProjectionNotFoundError';
+    this.path = path;
+  }
+}
+
+/**
+ * The file's schema version (PRAGMA user_version) is not the one this code knows: newer means a
+ * newer ingest wrote it (never downgrade a file in place); older (readers only) means ingest has not
+ * migrated it yet. The api maps both to 503, never to a wrong answer.
+ */
+export class ProjectionVersionError extends ProjectionError {
+  readonly path: string;
+  readonly fileVersion: number;
+  readonly knownVersion: number;
+  constructor(path: string, fileVersion: number, knownVersion: number) {
+    const newer = fileVersion > knownVersion;
+    super(
+      newer ? 'projection_too_new' : 'projection_too_old',
+      `projection file ${path} has schema version ${fileVersion}; this code knows version ${knownVersion}`,
+    );
+    this.name = 'ProjectionVersionError';
+    this.path = path;
+    this.fileVersion = fileVersion;
+    this.knownVersion = knownVersion;
+  }
+}
+
+/** The migration folder is inconsistent (gap or duplicate in the numbering): a packaging bug. */
+export class MigrationInvalidError extends ProjectionError {
+  constructor(message: string) {
+    super('migration_invalid', message);
+    this.name = 'MigrationInvalidError';
+  }
+}

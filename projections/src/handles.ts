@@ -1,0 +1,50 @@
+import { assertCurrentVersion, migrate } from './migrate.ts';
+import { openReader, openWriter, type ProjectionDb } from './open.ts';
+import { companyPath, controlPath } from './paths.ts';
+
+/**
+ * Opening a projection file by role: readers (api) get a checked read-only handle, writers (ingest)
+ * get a migrated handle. Every function validates the company id before touching the file system.
+ */
+
+/** Read-only handle on a company file. Throws ProjectionNotFoundError / ProjectionVersionError. */
+export function openCompanyReader(dataDir: string, companyId: string): ProjectionDb {
+  return checked(openReader(companyPath(dataDir, companyId)), 'company');
+}
+
+/** Read-only handle on control.sqlite. Throws ProjectionNotFoundError / ProjectionVersionError. */
+export function openControlReader(dataDir: string): ProjectionDb {
+  return checked(openReader(controlPath(dataDir)), 'control');
+}
+
+/** Writer handle on a company file: created if missing, migrated, its meta row present. */
+export function openCompanyWriter(dataDir: string, companyId: string): ProjectionDb {
+  const db = migrated(openWriter(companyPath(dataDir, companyId)), 'company');
+  db.prepare('INSERT OR IGNORE INTO meta (lock, company_id) VALUES (1, ?)').run(companyId);
+  return db;
+}
+
+/** Writer handle on control.sqlite: created if missing, migrated. */
+export function openControlWriter(dataDir: string): ProjectionDb {
+  return migrated(openWriter(controlPath(dataDir)), 'control');
+}
+
+function checked(db: ProjectionDb, kind: 'company' | 'control'): ProjectionDb {
+  try {
+    assertCurrentVersion(db, kind);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrated(db: ProjectionDb, kind: 'company' | 'control'): ProjectionDb {
+  try {
+    migrate(db, kind);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

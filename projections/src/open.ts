@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ProjectionNotFoundError } from './errors.ts';
+
+/**
+ * The only two ways a projection file is opened (better-sqlite3 docs/performance.md):
+ * - one writer (ingest): WAL so readers never block it, synchronous=NORMAL (durable at checkpoints,
+ *   never corrupt; a power cut can lose the last batches, which Kafka replays because offsets are
+ *   committed after the SQLite commit), a bounded WAL file;
+ * - any number of readers (api): read-only, the file must exist, query_only as a second lock.
+ */
+
+export type ProjectionDb = Database.Database;
+
+/** How long a connection waits on a lock before SQLITE_BUSY (checkpoints, a concurrent migration). */
+const BUSY_TIMEOUT_MS = 5_000;
+/** Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). */
+const WAL_AUTOCHECKPOINT_PAGES = 1_000;
+/** After a checkpoint resets the WAL, truncate the file back to this size so it cannot stay huge. */
+const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export function openWriter(path: string): ProjectionDb {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Rows arrive in source commit order per row, not per relation (a contact may precede its site).
+  db.pragma('foreign_keys = OFF');
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  db.pragma('temp_store = MEMORY');
+  return db;
+}
+
+/** Throws ProjectionNotFoundError when the file does not exist (instead of SQLITE_CANTOPEN). */
+export function openReader(path: string): ProjectionDb {
+  if (!existsSync(path)) throw new ProjectionNotFoundError(path);
+  let db: ProjectionDb;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    // Removed between the check and the open (a rebuild swap): same answer as missing.
+    if ((error as { code?: string }).code === 'SQLITE_CANTOPEN') throw new ProjectionNotFoundError(path);
+    throw error;
+  }
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('query_only = ON');
+  return db;
+}
+
+/**
+ * Readers that hold snapshots can stop automatic checkpoints from ever resetting the WAL; the
+ * writer calls this between batches. PASSIVE never waits for readers, so it cannot stall ingest.
+ */
+export function checkpoint(db: ProjectionDb): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
+}
