@@ -1,0 +1,61 @@
+/**
+ * Debezium NUMERIC encodings → exact decimal strings ('1234.50'), with BigInt only: a decimal
+ * never passes through a JS float (money is exported as a string, DESIGN.md §5).
+ *
+ * - precise (decimal.handling.mode=precise, the default): base64 of the big-endian two's-complement
+ *   unscaled integer (Java BigInteger.toByteArray); the scale is in the Connect schema parameters
+ *   (`scale`) or, without an inline schema, in the table's .avsc.
+ * - variable scale (unconstrained NUMERIC in precise mode): `{ scale, value }` with value as above.
+ * - string mode: Debezium's BigDecimal.toPlainString(), e.g. '-12.50'.
+ */
+import { fail } from './errors.ts';
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DECIMAL_STRING = /^-?\d+(?:\.\d+)?$/;
+
+/** Unscaled integer from base64 two's-complement big-endian bytes. */
+export function unscaledFromBase64(text: string): bigint {
+  if (text.length === 0 || !BASE64.test(text)) fail(`decimal bytes are not base64: '${text.slice(0, 64)}'`);
+  const bytes = Buffer.from(text, 'base64');
+  let value = BigInt(`0x${bytes.toString('hex')}`);
+  if ((bytes[0] ?? 0) & 0x80) value -= 1n << BigInt(bytes.length * 8); // negative in two's complement
+  return value;
+}
+
+/** unscaled × 10^-scale as a plain decimal string (scale may be negative: trailing zeros). */
+export function formatScaled(unscaled: bigint, scale: number): string {
+  if (!Number.isSafeInteger(scale) || Math.abs(scale) > 1000) fail(`decimal scale out of range: ${scale}`);
+  const negative = unscaled < 0n;
+  let digits = (negative ? -unscaled : unscaled).toString();
+  if (scale <= 0) {
+    const text = unscaled === 0n ? '0' : digits + '0'.repeat(-scale);
+    return negative ? `-${text}` : text;
+  }
+  digits = digits.padStart(scale + 1, '0');
+  const text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative ? `-${text}` : text;
+}
+
+export function decimalFromPrecise(text: unknown, scale: number | undefined): string {
+  if (typeof text !== 'string') fail(`precise decimal must be a base64 string, got ${typeof text}`);
+  if (scale === undefined)
+    fail('precise decimal without a known scale (no inline schema and no .avsc scale)');
+  return formatScaled(unscaledFromBase64(text), scale);
+}
+
+export function decimalFromVariableScale(value: unknown): string {
+  if (typeof value !== 'object' || value === null) fail('variable-scale decimal must be {scale, value}');
+  const { scale, value: bytes } = value as { scale?: unknown; value?: unknown };
+  if (typeof scale !== 'number' || !Number.isSafeInteger(scale))
+    fail('variable-scale decimal has no integer scale');
+  if (typeof bytes !== 'string') fail('variable-scale decimal has no base64 value');
+  return formatScaled(unscaledFromBase64(bytes), scale);
+}
+
+/** string mode: keep Debezium's exact text; NaN/±Infinity cannot be money, so they are errors. */
+export function decimalFromString(text: unknown): string {
+  if (typeof text !== 'string' || !DECIMAL_STRING.test(text)) {
+    fail(`not a finite decimal string: '${String(text).slice(0, 64)}'`);
+  }
+  return text;
+}

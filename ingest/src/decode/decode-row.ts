@@ -1,0 +1,67 @@
+/**
+ * A row object of the envelope (`after`, or the message key) → projection Row. Columns holding
+ * Debezium's unavailable-value placeholder (unchanged TOASTed values under default REPLICA
+ * IDENTITY) are left out of the row and listed in `unavailable`, so apply keeps the stored value.
+ */
+import type { ColumnValue, Row } from '@pda/projections';
+import { type ColumnType, PLAIN } from './column-type.ts';
+import { decodeValue, type ValueOptions } from './decode-value.ts';
+import { DecodeError } from './errors.ts';
+
+/** Debezium's default `unavailable.value.placeholder`. */
+export const UNAVAILABLE_PLACEHOLDER = '__debezium_unavailable_value';
+// Binary columns carry the placeholder's bytes, so as base64 in JSON.
+const UNAVAILABLE_BASE64 = Buffer.from(UNAVAILABLE_PLACEHOLDER, 'utf8').toString('base64');
+
+function isUnavailable(value: unknown): boolean {
+  if (value === UNAVAILABLE_PLACEHOLDER || value === UNAVAILABLE_BASE64) return true;
+  return Array.isArray(value) && value.length === 1 && value[0] === UNAVAILABLE_PLACEHOLDER;
+}
+
+/**
+ * The inline Connect type wins; the .avsc fills what JSON alone cannot say: the scale of a
+ * schema-less precise decimal, and that a plain string column is a string-mode decimal.
+ */
+function resolveType(inline: ColumnType | undefined, avsc: ColumnType | undefined): ColumnType {
+  if (!inline) return avsc ?? PLAIN;
+  if (avsc?.kind === 'decimal') {
+    if (inline.kind === 'plain') return { kind: 'decimal', encoding: 'string', scale: avsc.scale };
+    if (inline.kind === 'decimal' && inline.encoding === 'precise' && inline.scale === undefined) {
+      return { ...inline, scale: avsc.scale };
+    }
+  }
+  return inline;
+}
+
+export interface DecodedRow {
+  readonly row: Row;
+  readonly unavailable: readonly string[];
+}
+
+export function decodeRow(
+  raw: Record<string, unknown>,
+  inlineTypes: ReadonlyMap<string, ColumnType> | undefined,
+  avscTypes: ReadonlyMap<string, ColumnType> | undefined,
+  options: ValueOptions,
+): DecodedRow {
+  const row: Record<string, ColumnValue> = {};
+  const unavailable: string[] = [];
+  for (const column of Object.keys(raw)) {
+    const value = raw[column];
+    if (isUnavailable(value)) {
+      unavailable.push(column);
+      continue;
+    }
+    try {
+      row[column] = decodeValue(
+        value,
+        resolveType(inlineTypes?.get(column), avscTypes?.get(column)),
+        options,
+      );
+    } catch (error) {
+      if (error instanceof DecodeError) throw new DecodeError(`column '${column}': ${error.message}`);
+      throw error;
+    }
+  }
+  return { row, unavailable };
+}

@@ -1,0 +1,115 @@
+/**
+ * Kafka record → DecodeResult: the one edge where Debezium's JSON becomes the typed `Change`
+ * (notes/style.md "decode at the edge"). Never throws: anything malformed becomes a dead letter
+ * with a reason, so one bad message cannot stop its partition.
+ */
+import type { Change, Row, SourcePosition, SourceTable } from '@pda/projections';
+import { type ColumnType, columnTypesFromConnectStruct } from './column-type.ts';
+import { decodeRow } from './decode-row.ts';
+import type { ValueOptions } from './decode-value.ts';
+import { asObject, readEnvelope, unwrap } from './envelope.ts';
+import { DecodeError, fail } from './errors.ts';
+import { parseExact, parseFast, UnsafeIntegerError } from './exact-json.ts';
+import { classifyTopic } from './topic.ts';
+import type { DecodeResult, RawRecord } from './types.ts';
+
+export interface DecoderOptions extends ValueOptions {
+  readonly topicPrefix: string;
+  /** Column types of a table from its .avsc (for events without an inline schema). */
+  readonly avscTypes: (table: SourceTable) => ReadonlyMap<string, ColumnType> | undefined;
+}
+
+export type Decoder = (record: RawRecord) => DecodeResult;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function text(bytes: Uint8Array | string, what: string): string {
+  if (typeof bytes === 'string') return bytes;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return fail(`${what} is not valid UTF-8`);
+  }
+}
+
+function parse(raw: string, exact: boolean, what: string): unknown {
+  try {
+    return exact ? parseExact(raw) : parseFast(raw);
+  } catch (error) {
+    return fail(`${what} is not valid JSON: ${(error as Error).message.slice(0, 120)}`);
+  }
+}
+
+function position(source: Record<string, unknown>, op: string, tsMs: number | undefined): SourcePosition {
+  const lsn = typeof source.lsn === 'bigint' ? fail('source.lsn exceeds 2^53') : source.lsn;
+  const ts = typeof source.ts_ms === 'number' ? source.ts_ms : tsMs;
+  if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) fail('source.ts_ms missing or not an integer');
+  if (lsn === undefined || lsn === null) {
+    // Incremental-snapshot reads carry no LSN: position 0 lets them fill in missing rows but never
+    // overwrite (or resurrect) anything a streamed change wrote.
+    if (op === 'r') return { lsn: 0, tsMs: ts };
+    fail('source.lsn missing');
+  }
+  if (typeof lsn !== 'number' || !Number.isSafeInteger(lsn) || lsn < 0)
+    fail('source.lsn is not a safe integer');
+  return { lsn, tsMs: ts };
+}
+
+function decodeChange(
+  table: SourceTable,
+  keyText: string | null,
+  valueText: string,
+  exact: boolean,
+  options: DecoderOptions,
+): DecodeResult {
+  const value = unwrap(parse(valueText, exact, 'value'));
+  const envelope = readEnvelope(value.payload, value.schema);
+  const avsc = options.avscTypes(table);
+  const pos = position(envelope.source, envelope.op, envelope.tsMs);
+  if (envelope.op === 'm') return { type: 'ignored', reason: 'message' };
+  if (envelope.op === 't') return { type: 'change', change: { kind: 'truncate', table, position: pos } };
+  if (!['c', 'u', 'r', 'd'].includes(envelope.op)) fail(`unknown op '${envelope.op.slice(0, 16)}'`);
+
+  if (keyText === null) fail(`op '${envelope.op}' without a message key`);
+  const key = unwrap(parse(keyText, exact, 'key'));
+  const keyRow: Row = decodeRow(
+    asObject(key.payload, 'key'),
+    key.schema ? columnTypesFromConnectStruct(key.schema) : undefined,
+    avsc,
+    options,
+  ).row;
+  if (Object.keys(keyRow).length === 0) fail('message key has no columns');
+
+  if (envelope.op === 'd')
+    return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos } };
+  if (!envelope.after) fail(`op '${envelope.op}' without 'after'`);
+  const inline = envelope.rowSchema ? columnTypesFromConnectStruct(envelope.rowSchema) : undefined;
+  const { row, unavailable } = decodeRow(envelope.after, inline, avsc, options);
+  const op = envelope.op as 'c' | 'u' | 'r';
+  const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos };
+  return { type: 'change', change };
+}
+
+export function createDecoder(options: DecoderOptions): Decoder {
+  return (record) => {
+    try {
+      const topic = classifyTopic(record.topic, options.topicPrefix);
+      if (topic.kind === 'heartbeat') return { type: 'ignored', reason: 'heartbeat' };
+      if (topic.kind === 'transaction') return { type: 'ignored', reason: 'transaction' };
+      if (topic.kind === 'uncaptured') return { type: 'ignored', reason: 'uncaptured-table' };
+      if (record.value === null) return { type: 'ignored', reason: 'tombstone' };
+      const valueText = text(record.value, 'value');
+      if (valueText.length === 0) fail('empty value (neither an event nor a tombstone)');
+      const keyText = record.key === null ? null : text(record.key, 'key');
+      try {
+        return decodeChange(topic.table, keyText, valueText, false, options);
+      } catch (error) {
+        if (!(error instanceof UnsafeIntegerError)) throw error;
+        return decodeChange(topic.table, keyText, valueText, true, options);
+      }
+    } catch (error) {
+      if (error instanceof DecodeError) return { type: 'dead-letter', reason: error.message };
+      return { type: 'dead-letter', reason: `unexpected decoder error: ${String(error).slice(0, 200)}` };
+    }
+  };
+}

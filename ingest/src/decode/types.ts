@@ -1,0 +1,26 @@
+import type { Change } from '@pda/projections';
+
+/**
+ * A Kafka record as the decoder sees it (from the consumer or from a replay file). key/value are
+ * the raw bytes or text; null value = tombstone.
+ */
+export interface RawRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: Uint8Array | string | null;
+  readonly value: Uint8Array | string | null;
+}
+
+export type DecodeResult =
+  | { readonly type: 'change'; readonly change: Change }
+  | { readonly type: 'ignored'; readonly reason: IgnoredReason }
+  | { readonly type: 'dead-letter'; readonly reason: string };
+
+/** Deliberately ignored messages (counted in metrics, never applied). */
+export type IgnoredReason =
+  | 'tombstone' // the null-value record after a delete: the `d` event already did the work
+  | 'heartbeat' // __debezium-heartbeat.<prefix>
+  | 'transaction' // <prefix>.transaction BEGIN/END markers
+  | 'uncaptured-table' // a topic of a table this read side does not project
+  | 'message'; // op 'm' (pg_logical_emit_message)
