@@ -1,0 +1,129 @@
+# shellcheck shell=bash
+# Shared settings and helpers of the native stack. Sourced by stack.sh; every other lib/*.sh uses these.
+
+STACK_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REPO_ROOT="$(cd "$STACK_HOME/../.." && pwd)"
+
+# shellcheck source=../versions.env
+source "$STACK_HOME/versions.env"
+
+# Everything below can be overridden from the environment (ops/stack/README.md lists them).
+PDA_STACK_DIR="${PDA_STACK_DIR:-$REPO_ROOT/.stack}"
+PDA_CACHE_DIR="${PDA_CACHE_DIR:-$HOME/.cache/pda-stack}"
+PDA_MAVEN_REPO_LOCAL="${PDA_MAVEN_REPO_LOCAL:-$HOME/.m2/repository}"
+PDA_MAVEN_CENTRAL="${PDA_MAVEN_CENTRAL:-https://repo.maven.apache.org/maven2}"
+PDA_PG_BINDIR="${PDA_PG_BINDIR:-/usr/lib/postgresql/$PDA_PG_MAJOR/bin}"
+PDA_PG_HOST=127.0.0.1
+PDA_PG_PORT="${PDA_PG_PORT:-55432}"
+PDA_PG_DATABASE="${PDA_PG_DATABASE:-pda}"
+PDA_PG_USER="${PDA_PG_USER:-pda}"
+PDA_PG_PASSWORD="${PDA_PG_PASSWORD:-pda}"
+PDA_DEBEZIUM_USER="${PDA_DEBEZIUM_USER:-debezium}"
+PDA_DEBEZIUM_PASSWORD="${PDA_DEBEZIUM_PASSWORD:-debezium}"
+PDA_KAFKA_PORT="${PDA_KAFKA_PORT:-59092}"
+PDA_KAFKA_CONTROLLER_PORT="${PDA_KAFKA_CONTROLLER_PORT:-59093}"
+PDA_CONNECT_PORT="${PDA_CONNECT_PORT:-58083}"
+PDA_TOPIC_PREFIX=pda # fixed: it is `topic.prefix` in ops/stack/connector.json
+PDA_CONNECTOR_NAME=pda-postgres
+PDA_SLOT_NAME=pda_slot
+PDA_STACK_TIMEOUT="${PDA_STACK_TIMEOUT:-180}" # seconds, per readiness wait
+
+LOG_DIR="$PDA_STACK_DIR/logs"
+RUN_DIR="$PDA_STACK_DIR/run"
+KAFKA_LIBS="$PDA_CACHE_DIR/kafka-$PDA_KAFKA_VERSION-log4j-$PDA_LOG4J_VERSION/libs"
+CONNECT_PLUGINS="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/plugins"
+
+log() { printf 'stack: %s\n' "$*" >&2; }
+
+# One clear line, non-zero exit: the brief's rule for every bad configuration.
+die() {
+  printf 'stack: error: %s\n' "$*" >&2
+  exit 1
+}
+
+# Poll `cmd` until it succeeds or `timeout` seconds pass; never a fixed sleep standing in for readiness.
+wait_until() {
+  local timeout="$1" what="$2"
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      return 1
+    fi
+    sleep 0.5
+  done
+  log "$what ready"
+}
+
+pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+
+# Pid of a component we started, if that process is still alive.
+running_pid() {
+  local file pid
+  file="$(pid_file "$1")"
+  [[ -f "$file" ]] || return 1
+  pid="$(<"$file")"
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+  # A recycled pid must not be mistaken for ours: our JVMs carry -Dpda.stack.dir=<this stack dir>.
+  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qxF -- "-Dpda.stack.dir=$PDA_STACK_DIR" || return 1
+  printf '%s' "$pid"
+}
+
+# Pid listening on a TCP port of 127.0.0.1/any address, empty when free.
+port_listener_pid() {
+  ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n1 | cut -d= -f2
+}
+
+port_in_use() { [[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]]; }
+
+# Refuse to start a component on a port someone else holds (a hang or a confusing crash otherwise).
+require_free_port() {
+  local port="$1" var="$2" pid name=""
+  port_in_use "$port" || return 0
+  pid="$(port_listener_pid "$port")"
+  [[ -n "$pid" ]] && name=" by pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
+  die "port $port ($var) is already in use$name; stop that process or set $var to a free port"
+}
+
+# Stop one of our processes by its recorded pid: TERM, wait for it to exit, KILL as a last resort.
+stop_pid() {
+  local name="$1" grace="${2:-60}" pid
+  pid="$(running_pid "$name")" || {
+    rm -f "$(pid_file "$name")"
+    return 0
+  }
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  if ! wait_until "$grace" "$name stopped" not_alive "$pid"; then
+    log "$name did not stop within ${grace}s; killing pid $pid"
+    kill -KILL "$pid" 2>/dev/null || true
+    wait_until 10 "$name killed" not_alive "$pid" || die "could not stop $name (pid $pid)"
+  fi
+  rm -f "$(pid_file "$name")"
+}
+
+not_alive() { ! kill -0 "$1" 2>/dev/null; }
+
+java_bin() {
+  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+    printf '%s' "$JAVA_HOME/bin/java"
+  else
+    command -v java || true
+  fi
+}
+
+require_java() {
+  local java major
+  java="$(java_bin)"
+  [[ -n "$java" ]] || die "Java 17+ not found (install it: apt-get install -y openjdk-17-jre-headless, or set JAVA_HOME)"
+  major="$("$java" -version 2>&1 | head -n1 | sed -E 's/.*version "([0-9]+)(\.[^"]*)?".*/\1/')"
+  [[ "$major" =~ ^[0-9]+$ && "$major" -ge 17 ]] ||
+    die "Java 17+ required for Kafka $PDA_KAFKA_VERSION / Debezium $PDA_DEBEZIUM_VERSION, found '$major' at $java"
+}
+
+require_tools() {
+  local tool
+  for tool in curl ss setsid timeout jq; do
+    command -v "$tool" >/dev/null || die "required tool '$tool' not found in PATH"
+  done
+}

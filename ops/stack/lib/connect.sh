@@ -1,0 +1,126 @@
+# shellcheck shell=bash
+# Kafka Connect (distributed, one worker) with the Debezium PostgreSQL plugin, and the connector
+# registered from ops/stack/connector.json (the same file docker-compose.yml registers).
+
+CONNECT_HOME="$PDA_STACK_DIR/connect"
+CONNECT_CONFIG="$CONNECT_HOME/worker.properties"
+CONNECT_LOG="$LOG_DIR/connect.log"
+CONNECT_URL="http://127.0.0.1:$PDA_CONNECT_PORT"
+CONNECTOR_JSON="$STACK_HOME/connector.json"
+
+connect_write_config() {
+  mkdir -p "$CONNECT_HOME"
+  cat >"$CONNECT_CONFIG" <<EOF
+# Written by ops/stack/lib/connect.sh on every start; edits are lost.
+bootstrap.servers=127.0.0.1:$PDA_KAFKA_PORT
+group.id=pda-connect
+listeners=http://127.0.0.1:$PDA_CONNECT_PORT
+rest.advertised.host.name=127.0.0.1
+rest.advertised.port=$PDA_CONNECT_PORT
+plugin.path=$CONNECT_PLUGINS
+# Every plugin here (Kafka's and Debezium's) has ServiceLoader manifests: skip the slow reflective scan.
+plugin.discovery=service_load
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+config.storage.topic=pda-connect-configs
+offset.storage.topic=pda-connect-offsets
+status.storage.topic=pda-connect-status
+config.storage.replication.factor=1
+offset.storage.replication.factor=1
+status.storage.replication.factor=1
+offset.storage.partitions=1
+status.storage.partitions=1
+# Debezium confirms the LSN to PostgreSQL only when offsets are flushed: 60 s by default.
+offset.flush.interval.ms=1000
+# Host, port and credentials in connector.json are \${env:...} references resolved here, so one
+# file serves the native stack and docker-compose.
+config.providers=env
+config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider
+EOF
+}
+
+connect_plugins_ready() {
+  curl -fsS -m 5 "$CONNECT_URL/connector-plugins" 2>/dev/null | grep -q 'io.debezium.connector.postgresql.PostgresConnector'
+}
+
+connect_start() {
+  if running_pid connect >/dev/null; then
+    wait_until "$PDA_STACK_TIMEOUT" "connect" connect_plugins_ready || die "Kafka Connect runs but its REST API does not list the Debezium plugin; see $CONNECT_LOG"
+    return 0
+  fi
+  require_free_port "$PDA_CONNECT_PORT" PDA_CONNECT_PORT
+  mkdir -p "$RUN_DIR" "$LOG_DIR"
+  connect_write_config
+  log "starting Kafka Connect on $CONNECT_URL"
+  rm -f "$(pid_file connect)"
+  # The worker's environment carries what connector.json references through ${env:...}.
+  PDA_PG_HOST="$PDA_PG_HOST" PDA_PG_PORT="$PDA_PG_PORT" PDA_PG_DATABASE="$PDA_PG_DATABASE" \
+    PDA_DEBEZIUM_USER="$PDA_DEBEZIUM_USER" PDA_DEBEZIUM_PASSWORD="$PDA_DEBEZIUM_PASSWORD" \
+    setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$(pid_file connect)" \
+    "$(java_bin)" -Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
+    "-Dlog4j2.configurationFile=$STACK_HOME/conf/log4j2.properties" "-Dpda.stack.dir=$PDA_STACK_DIR" \
+    -cp "$KAFKA_LIBS/*" org.apache.kafka.connect.cli.ConnectDistributed "$CONNECT_CONFIG" \
+    </dev/null >>"$CONNECT_LOG" 2>&1 &
+  # The REST port answers before the worker has joined its group and scanned plugin.path.
+  wait_for_start connect connect_plugins_ready "$CONNECT_LOG"
+}
+
+connect_stop() { stop_pid connect 60; }
+
+# Connector and task state as "CONNECTOR_STATE TASK_STATE" (task NONE until assigned).
+connector_states() {
+  curl -fsS -m 5 "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/status" 2>/dev/null |
+    jq -r '[.connector.state, (.tasks[0].state // "NONE")] | join(" ")'
+}
+
+connector_failed_trace() {
+  curl -fsS -m 5 "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/status" 2>/dev/null |
+    jq -r '[.connector.trace, .tasks[0].trace] | map(select(. != null)) | .[0] // "no trace"' | head -n 30
+}
+
+connector_running() { [[ "$(connector_states)" == "RUNNING RUNNING" ]]; }
+
+connector_register() {
+  local desired current
+  desired="$(jq -S . "$CONNECTOR_JSON")" || die "ops/stack/connector.json is not valid JSON"
+  current="$(curl -fsS -m 10 "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" 2>/dev/null | jq -S 'del(.name)' 2>/dev/null || true)"
+  # PUT with an unchanged config would still restart the task: skip it so `up` stays a no-op.
+  if [[ "$desired" != "$current" ]]; then
+    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json"
+    local response
+    response="$(curl -sS -m 120 -X PUT -H 'Content-Type: application/json' --data-binary "@$CONNECTOR_JSON" \
+      -w '\n%{http_code}' "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config")" ||
+      die "Kafka Connect did not answer the connector registration"
+    local code="${response##*$'\n'}"
+    [[ "$code" == 200 || "$code" == 201 ]] ||
+      die "connector registration rejected (HTTP $code): $(printf '%s' "${response%$'\n'*}" | jq -r '.message // .' 2>/dev/null | head -c 400)"
+  fi
+  connector_wait_running
+}
+
+connector_wait_running() {
+  local deadline=$((SECONDS + PDA_STACK_TIMEOUT)) states
+  while :; do
+    states="$(connector_states || true)"
+    case "$states" in
+    "RUNNING RUNNING") break ;;
+    *FAILED*)
+      connector_failed_trace >&2
+      die "connector $PDA_CONNECTOR_NAME FAILED ($states); trace above, log in $CONNECT_LOG"
+      ;;
+    esac
+    ((SECONDS < deadline)) || die "connector $PDA_CONNECTOR_NAME not RUNNING after ${PDA_STACK_TIMEOUT}s (state: ${states:-unknown}); see $CONNECT_LOG"
+    sleep 0.5
+  done
+  log "connector $PDA_CONNECTOR_NAME RUNNING"
+}
+
+connect_status() {
+  local pid
+  if pid="$(running_pid connect)"; then
+    echo "connect    running  $CONNECT_URL  pid=$pid"
+    echo "connector  $PDA_CONNECTOR_NAME $(connector_states || echo 'not registered')"
+  else
+    echo "connect    stopped"
+  fi
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The native CDC stack: PostgreSQL (Debian) → Debezium in Kafka Connect → Kafka (KRaft), no Docker.
+#
+#   stack.sh up                 start everything, register the connector, wait until it is RUNNING
+#   stack.sh down [--purge]     stop Connect, drop replication slots, stop Kafka and PostgreSQL
+#                               (--purge also deletes the stack dir; download caches are kept)
+#   stack.sh reset              down --purge, then up: a fresh database, topics and connector
+#   stack.sh status             one line per component, the connector state and the slot
+#   stack.sh logs [component] [-f]   postgres | kafka | connect | maven (all when omitted)
+#   stack.sh env                print the `export` lines written to <stack dir>/env
+#
+# Settings and file locations: ops/stack/README.md.
+set -euo pipefail
+
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source=lib/fetch.sh
+source "$STACK_HOME/lib/fetch.sh"
+# shellcheck source=lib/postgres.sh
+source "$STACK_HOME/lib/postgres.sh"
+# shellcheck source=lib/kafka.sh
+source "$STACK_HOME/lib/kafka.sh"
+# shellcheck source=lib/connect.sh
+source "$STACK_HOME/lib/connect.sh"
+
+ENV_FILE="$PDA_STACK_DIR/env"
+
+write_env_file() {
+  local name
+  {
+    echo "# Written by ops/stack/stack.sh up: the native stack's addresses (source this file)."
+    for name in PDA_PG_HOST PDA_PG_PORT PDA_PG_DATABASE PDA_PG_USER PDA_PG_PASSWORD PDA_KAFKA_BROKERS \
+      PDA_CONNECT_URL PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_STACK_DIR; do
+      printf 'export %s=%q\n' "$name" "${!name}"
+    done
+  } >"$ENV_FILE.tmp"
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
+}
+
+cmd_up() {
+  local started=$SECONDS
+  require_tools
+  require_java
+  mkdir -p "$PDA_STACK_DIR" "$LOG_DIR" "$RUN_DIR"
+  fetch_all
+  pg_start
+  pg_provision
+  kafka_start
+  connect_start
+  connector_register
+  write_env_file
+  log "up in $((SECONDS - started))s — addresses in $ENV_FILE"
+}
+
+cmd_down() {
+  local purge=false
+  [[ "${1:-}" == "--purge" ]] && purge=true
+  # Order matters: Connect holds the slot; the slot can only be dropped while PostgreSQL runs.
+  connect_stop
+  pg_drop_slots
+  kafka_stop
+  pg_stop
+  local port
+  for port in "$PDA_CONNECT_PORT" "$PDA_KAFKA_PORT" "$PDA_KAFKA_CONTROLLER_PORT" "$PDA_PG_PORT"; do
+    port_in_use "$port" && log "warning: port $port is still in use by pid $(port_listener_pid "$port")"
+  done
+  rm -f "$ENV_FILE"
+  if $purge; then
+    log "deleting $PDA_STACK_DIR (caches in $PDA_CACHE_DIR are kept)"
+    rm -rf "$PDA_STACK_DIR"
+  fi
+  log "down"
+}
+
+cmd_status() {
+  pg_status
+  kafka_status
+  connect_status
+}
+
+cmd_logs() {
+  local component="" follow=() file
+  for arg in "$@"; do
+    case "$arg" in
+    -f | --follow) follow=(-f) ;;
+    *) component="$arg" ;;
+    esac
+  done
+  if [[ -z "$component" ]]; then
+    for file in "$LOG_DIR"/*.log; do
+      [[ -f "$file" ]] || continue
+      echo "==> $file <=="
+      tail -n 20 "$file"
+    done
+    return 0
+  fi
+  file="$LOG_DIR/$component.log"
+  [[ -f "$file" ]] || die "no log for '$component' (known: postgres, kafka, connect, maven) in $LOG_DIR"
+  tail -n "${LINES_TO_SHOW:-200}" "${follow[@]}" "$file"
+}
+
+cmd_env() {
+  [[ -f "$ENV_FILE" ]] || die "no $ENV_FILE: run 'stack.sh up' first"
+  cat "$ENV_FILE"
+}
+
+PDA_KAFKA_BROKERS="127.0.0.1:$PDA_KAFKA_PORT"
+PDA_CONNECT_URL="$CONNECT_URL"
+
+case "${1:-}" in
+up) cmd_up ;;
+down) cmd_down "${2:-}" ;;
+reset)
+  cmd_down --purge
+  cmd_up
+  ;;
+status) cmd_status ;;
+logs)
+  shift
+  cmd_logs "$@"
+  ;;
+env) cmd_env ;;
+*)
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+  ;;
+esac
