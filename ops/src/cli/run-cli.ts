@@ -1,0 +1,50 @@
+// Shared shell behaviour of the ops CLIs: bad arguments → one-line error + usage, exit 2;
+// any other failure (database unreachable, key not found) → one-line error, exit 1. No stack traces.
+
+/** Thrown for anything the caller typed wrong. */
+export class UsageError extends Error {}
+
+/** `pnpm --filter @pda/ops seed -- --x` may or may not forward the `--`; accept both. */
+export function cliArgs(argv: readonly string[] = process.argv.slice(2)): string[] {
+  return argv[0] === '--' ? argv.slice(1) : [...argv];
+}
+
+function isParseArgsError(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return describeError(error.errors[0]);
+  }
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED') return `cannot reach PostgreSQL (${error.message})`;
+    return error.message.split('\n')[0] ?? String(error);
+  }
+  return String(error);
+}
+
+export async function runCli(usage: string, main: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      process.stderr.write(`error: ${describeError(error)}\n\n${usage}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`error: ${describeError(error)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+/** A whole number >= 0 from an option value, or a UsageError naming the option. */
+export function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,15}$/.test(value)) {
+    throw new UsageError(`--${name} must be a whole number >= 0, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
