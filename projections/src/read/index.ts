@@ -1,1 +1,5 @@
-export {};
+export * from './control.ts';
+export * from './items.ts';
+export * from './page.ts';
+export * from './read-handle.ts';
+export * from './tables.ts';

@@ -1,0 +1,123 @@
+import { quoteIdent, type ReadHandle } from './read-handle.ts';
+import {
+  PAGE_TABLE_COLUMNS,
+  type PageTable,
+  type PageTableRows,
+  SORT_COLUMNS,
+  type SortColumn,
+} from './tables.ts';
+
+/**
+ * Keyset pages over a company table (DESIGN.md §8: page 20,000 as fast as page 1, so never OFFSET
+ * and never count(*)). A page asks for `limit + 1` rows: the extra row only says whether more
+ * follow in that direction.
+ */
+
+export interface SortKey {
+  readonly column: SortColumn;
+  readonly descending: boolean;
+}
+
+/** Values of the sort columns (in sort order) of the row a page starts after or ends before. */
+export type KeysetPosition = readonly string[];
+
+export interface PageRequest {
+  /** A total order: the last key is `id` (ids are unique). */
+  readonly sort: readonly SortKey[];
+  /** Rows wanted, at least 1. */
+  readonly limit: number;
+  /** `after`: rows following `position` in sort order; `before`: rows preceding it (returned in sort order). */
+  readonly direction: 'after' | 'before';
+  /** Absent: from the start (`after`) or the end (`before`) of the order. */
+  readonly position?: KeysetPosition | undefined;
+  /** Only rows whose projection change time (`_changed_us`) is at or after this many µs since epoch. */
+  readonly changedSinceUs?: number | undefined;
+}
+
+export interface Page<Row> {
+  /** In sort order, whatever the direction. */
+  readonly rows: Row[];
+  /** More rows exist beyond this page in the requested direction. */
+  readonly hasMore: boolean;
+}
+
+export function readPage<T extends PageTable>(
+  handle: ReadHandle,
+  table: T,
+  request: PageRequest,
+): Page<PageTableRows[T]> {
+  checkRequest(request);
+  const backward = request.direction === 'before';
+  const hasPosition = request.position !== undefined;
+  const hasSince = request.changedSinceUs !== undefined;
+  const signature = request.sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
+  const statement = handle.statement(
+    `page:${table}:${signature}:${request.direction}:${hasPosition}:${hasSince}`,
+    () => pageSql(table, request.sort, backward, hasPosition, hasSince),
+  );
+  const params: Record<string, string | number> = { limit: request.limit + 1 };
+  if (request.changedSinceUs !== undefined) params.since = request.changedSinceUs;
+  request.position?.forEach((value, index) => {
+    params[`p${index}`] = value;
+  });
+  const rows = statement.all(params) as PageTableRows[T][];
+  const hasMore = rows.length > request.limit;
+  if (hasMore) rows.length = request.limit;
+  if (backward) rows.reverse();
+  return { rows, hasMore };
+}
+
+function checkRequest(request: PageRequest): void {
+  const last = request.sort[request.sort.length - 1];
+  if (!last || last.column !== 'id') throw new Error('page sort must end with id');
+  for (const key of request.sort) {
+    if (!SORT_COLUMNS.includes(key.column)) throw new Error(`not a sort column: ${key.column}`);
+  }
+  if (!Number.isInteger(request.limit) || request.limit < 1) throw new Error('page limit must be >= 1');
+  if (request.position && request.position.length !== request.sort.length) {
+    throw new Error('keyset position must hold one value per sort key');
+  }
+}
+
+/** SQL for one (table, sort, direction, shape): built from whitelisted names only, values bound. */
+function pageSql(
+  table: PageTable,
+  sort: readonly SortKey[],
+  backward: boolean,
+  hasPosition: boolean,
+  hasSince: boolean,
+): string {
+  const columns = PAGE_TABLE_COLUMNS[table].map((column) => quoteIdent(String(column))).join(', ');
+  // Walking backward reads the reversed order from the position, then the caller's rows are reversed.
+  const keys = sort.map((key) => ({
+    column: quoteIdent(key.column),
+    descending: key.descending !== backward,
+  }));
+  const where: string[] = [];
+  if (hasSince) where.push('"_changed_us" >= @since');
+  if (hasPosition) where.push(keysetCondition(keys));
+  const order = keys.map((key) => `${key.column} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
+  return [
+    `SELECT ${columns} FROM ${quoteIdent(table)}`,
+    where.length > 0 ? `WHERE ${where.join(' AND ')}` : '',
+    `ORDER BY ${order} LIMIT @limit`,
+  ].join(' ');
+}
+
+/** "Comes after @p0..@pn in this order". One row-value comparison when every key has the same
+ * direction (SQLite walks the (column, id) index with it); otherwise the expanded OR form. */
+function keysetCondition(keys: readonly { column: string; descending: boolean }[]): string {
+  const first = keys[0]!;
+  if (keys.every((key) => key.descending === first.descending)) {
+    const op = first.descending ? '<' : '>';
+    const left = keys.map((key) => key.column).join(', ');
+    const right = keys.map((_, index) => `@p${index}`).join(', ');
+    return `(${left}) ${op} (${right})`;
+  }
+  const branches = keys.map((key, index) => {
+    const equal = keys.slice(0, index).map((prior, j) => `${prior.column} = @p${j}`);
+    equal.push(`${key.column} ${key.descending ? '<' : '>'} @p${index}`);
+    return `(${equal.join(' AND ')})`;
+  });
+  return `(${branches.join(' OR ')})`;
+}

@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * A read-only projection handle together with its prepared statements: the handle cache is the
+ * statement cache (notes/style.md), so a statement is compiled once per open file, never per request.
+ * Statement SQL is built only from whitelisted identifiers; values are always bound.
+ */
+export class ReadHandle {
+  readonly db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+
+  constructor(db: Database.Database) {
+    this.db = db;
+  }
+
+  /** The statement cached under `key`, prepared from `sql()` on first use. */
+  statement(key: string, sql: () => string): Database.Statement {
+    let statement = this.#statements.get(key);
+    if (!statement) {
+      statement = this.db.prepare(sql());
+      this.#statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Quotes an SQL identifier; callers pass only names from the table specs, this is the second lock. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
