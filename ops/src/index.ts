@@ -1,5 +1,17 @@
 // Public surface of @pda/ops: the seed generator, the API-key functions and the scope vocabulary.
 
+export type { IssuedApiKey, IssueRequest } from './keys/issue.ts';
+export { issueApiKey } from './keys/issue.ts';
+export { InvalidKeyRequest, KeyConflict, KeyNotFound } from './keys/key-errors.ts';
+export type { KeyMaterial } from './keys/key-material.ts';
+export { hashApiKey, KEY_PREFIX, keyIdentifier, newKeyMaterial } from './keys/key-material.ts';
+export type { KeyStatus, ListedApiKey } from './keys/list.ts';
+export { keyStatus, listApiKeys } from './keys/list.ts';
+export type { RevokeRequest, RevokeResult } from './keys/revoke.ts';
+export { revokeApiKey } from './keys/revoke.ts';
+export type { RotateRequest, RotateResult } from './keys/rotate.ts';
+export { DEFAULT_GRACE_MS, rotateApiKey } from './keys/rotate.ts';
+export { parseDuration, parseInstant } from './keys/validate.ts';
 export { pgConfigFromEnv } from './pg/pg-config.ts';
 export type { Scope, ScopeEntry } from './scopes.ts';
 export { isScope, SCOPE_NAMES, SCOPES } from './scopes.ts';
