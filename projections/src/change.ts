@@ -46,11 +46,20 @@ export interface SourcePosition {
   readonly tsMs: number;
 }
 
+/** The Kafka message a change was decoded from (dead letters name it; optional for replays/tests). */
+export interface MessageOrigin {
+  readonly topic: string;
+  readonly partition: number;
+  /** Kafka offsets are int64: kept as the decimal string kafkajs gives. */
+  readonly offset: string;
+}
+
 interface ChangeBase {
   readonly table: SourceTable;
   /** Primary-key columns (the Kafka message key). */
   readonly key: Row;
   readonly position: SourcePosition;
+  readonly origin?: MessageOrigin;
 }
 
 /**
@@ -75,6 +84,7 @@ export interface TruncateChange {
   readonly kind: 'truncate';
   readonly table: SourceTable;
   readonly position: SourcePosition;
+  readonly origin?: MessageOrigin;
 }
 
 export type Change = UpsertChange | DeleteChange | TruncateChange;

@@ -1,3 +1,4 @@
+export * from './apply/index.ts';
 export * from './change.ts';
 export * from './errors.ts';
 export * from './handles.ts';
@@ -5,3 +6,4 @@ export * from './migrate.ts';
 export * from './open.ts';
 export * from './paths.ts';
 export * from './read/index.ts';
+export * from './testing/index.ts';

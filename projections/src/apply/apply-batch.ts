@@ -1,0 +1,64 @@
+import type { Change } from '../change.ts';
+import { applyCompanyOps } from './apply-company.ts';
+import { applyControl } from './apply-control.ts';
+import type { CompanyFiles } from './company-files.ts';
+import type { ControlFile } from './control-file.ts';
+import type { DeadLetter } from './dead-letters.ts';
+import type { Rejection } from './plan.ts';
+import { planBatch } from './plan-batch.ts';
+import { type BatchResult, Tally } from './result.ts';
+
+/**
+ * Applies one batch: plan, then one transaction per company file, then the control transaction.
+ *
+ * Why this order is crash-safe (issue #3, "exactly once in effect"): the plan is computed from
+ * control.sqlite alone (routes, TRUNCATE floors), and control.sqlite is committed LAST. If the
+ * process dies after some company files committed but before the control commit, the batch is
+ * redelivered (Kafka offsets are committed only after applyBatch returns), the plan is rebuilt from
+ * the same control state, so it is the same plan; the files that already committed skip every
+ * operation through their version guards (_src_lsn, tombstones, floors) and the others apply
+ * theirs. Once control committed, a redelivery finds every change at or below a guard: all skipped.
+ * Creating a company's file is idempotent, so it may happen before its control row commits.
+ * Company transactions never depend on each other, only on the plan, so their order is free.
+ */
+export function applyBatch(
+  control: ControlFile,
+  files: CompanyFiles,
+  dataDir: string,
+  changes: readonly Change[],
+  deadLetters: readonly DeadLetter[],
+  nowMs: number,
+): BatchResult {
+  const plan = planBatch(changes, control, dataDir);
+  const tally = new Tally();
+  const rejections: Rejection[] = [...plan.rejections];
+
+  for (const [companyId, ops] of plan.companies) {
+    applyCompanyOps(files.get(companyId), ops, tally, rejections);
+  }
+  const appliedElsewhere = tally.applied;
+
+  let maxSourceTsMs: number | undefined;
+  for (const change of changes) {
+    const ts = change.position?.tsMs;
+    if (Number.isFinite(ts) && (maxSourceTsMs === undefined || ts > maxSourceTsMs)) maxSourceTsMs = ts;
+  }
+  applyControl(
+    control,
+    files,
+    { plan, rejections, deadLetters, appliedElsewhere, maxSourceTsMs, nowMs },
+    tally,
+  );
+
+  for (const change of plan.skipped) tally.count(change.table, 'skipped');
+  for (const { change } of plan.rejections) tally.count(change.table, 'rejected');
+  return {
+    tables: tally.tables,
+    applied: tally.applied,
+    skipped: tally.skipped,
+    rejected: tally.rejected,
+    companies: plan.companies.size,
+    rejections,
+    deadLettered: deadLetters.length + rejections.length,
+  };
+}

@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import type { CompanyFile } from './company-file.ts';
+import { deleteRow } from './delete-row.ts';
+import type { CompanyOp, Rejection } from './plan.ts';
+import type { Outcome, Tally } from './result.ts';
+import { truncateTable } from './truncate-table.ts';
+import { upsertRow } from './upsert-row.ts';
+
+/**
+ * All of a batch's operations on one company file in ONE transaction (issue #3: 10,000 events over
+ * 300 companies are 300 short transactions), the change-time counter saved in the same one.
+ *
+ * Rows are validated while planning, so SQLite should never refuse one; if it still does (a data
+ * error, not an I/O one), the transaction is rolled back and redone with a savepoint per operation,
+ * refusing only the offending ones: a bad row never blocks its company.
+ */
+export function applyCompanyOps(
+  file: CompanyFile,
+  ops: readonly CompanyOp[],
+  tally: Tally,
+  rejections: Rejection[],
+) {
+  let outcomes: Outcome[];
+  try {
+    outcomes = file.db.transaction(() => {
+      const done = ops.map((op) => run(file, op));
+      file.saveChangeTime();
+      return done;
+    })();
+  } catch (error) {
+    file.reload();
+    if (!isDataError(error)) throw error;
+    outcomes = applyOneByOne(file, ops, rejections);
+  }
+  ops.forEach((op, i) => {
+    if (!op.derived) tally.count(op.change.table, outcomes[i] ?? 'rejected');
+  });
+}
+
+function applyOneByOne(file: CompanyFile, ops: readonly CompanyOp[], rejections: Rejection[]): Outcome[] {
+  const single = file.db.transaction((op: CompanyOp) => run(file, op));
+  try {
+    return file.db.transaction(() => {
+      const done = ops.map((op): Outcome => {
+        try {
+          return single(op); // nested: a savepoint
+        } catch (error) {
+          if (!isDataError(error)) throw error;
+          rejections.push({ change: op.change, reason: `rejected by SQLite: ${(error as Error).message}` });
+          return 'rejected';
+        }
+      });
+      file.saveChangeTime();
+      return done;
+    })();
+  } catch (error) {
+    file.reload();
+    throw error;
+  }
+}
+
+function run(file: CompanyFile, op: CompanyOp): Outcome {
+  switch (op.kind) {
+    case 'upsert':
+      return upsertRow(file, op);
+    case 'delete':
+      return deleteRow(file, op);
+    case 'truncate':
+      return truncateTable(file, op);
+  }
+}
+
+/** Errors caused by the data of one row (constraint, type, size), as opposed to I/O or locking. */
+export function isDataError(error: unknown): boolean {
+  return (
+    error instanceof Database.SqliteError && /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(error.code)
+  );
+}

@@ -1,0 +1,79 @@
+import { isDataError } from './apply-company.ts';
+import type { CompanyFiles } from './company-files.ts';
+import type { ControlFile } from './control-file.ts';
+import { applyControlOp } from './control-ops.ts';
+import { type DeadLetter, insertDeadLetters } from './dead-letters.ts';
+import type { Plan, Rejection } from './plan.ts';
+import type { Outcome, Tally } from './result.ts';
+
+export interface ControlBatch {
+  readonly plan: Plan;
+  /** Refused changes found so far (planning and company files); control refusals are added. */
+  readonly rejections: Rejection[];
+  readonly deadLetters: readonly DeadLetter[];
+  /** Changes applied in company files, for ingest_state.events_applied_total. */
+  readonly appliedElsewhere: number;
+  readonly maxSourceTsMs: number | undefined;
+  readonly nowMs: number;
+}
+
+/**
+ * The control transaction of a batch, committed after every company file (see apply-batch.ts):
+ * control-table changes, routes, TRUNCATE floors, dead letters and ingest_state together.
+ * Each control change runs in a savepoint: one refused by SQLite (say, two keys with one hash
+ * while events for different rows arrive out of order) becomes a dead letter, not a stuck batch.
+ */
+export function applyControl(
+  control: ControlFile,
+  files: CompanyFiles,
+  batch: ControlBatch,
+  tally: Tally,
+): void {
+  const { plan, rejections } = batch;
+  const { db, statements } = control;
+  const single = db.transaction((op: Plan['control'][number]) => applyControlOp(control, files, op));
+  try {
+    db.transaction(() => {
+      for (const table of plan.clearedRoutes) {
+        statements.get('routes:clear', () => 'DELETE FROM routes WHERE table_name = ?').run(table);
+      }
+      const outcomes = plan.control.map((op): Outcome => {
+        try {
+          return single(op);
+        } catch (error) {
+          if (!isDataError(error)) throw error;
+          rejections.push({ change: op.change, reason: `rejected by SQLite: ${(error as Error).message}` });
+          return 'rejected';
+        }
+      });
+      const putRoute = statements.get(
+        'routes:put',
+        () =>
+          `INSERT INTO routes (table_name, id, company_id, _src_lsn) VALUES (?, ?, ?, ?)
+           ON CONFLICT (table_name, id) DO UPDATE SET company_id = excluded.company_id, _src_lsn = excluded._src_lsn`,
+      );
+      for (const [table, routes] of plan.routes) {
+        for (const [id, route] of routes) putRoute.run(table, id, route.companyId, route.lsn);
+      }
+      insertDeadLetters(statements, batch.deadLetters, rejections, batch.nowMs);
+      const appliedHere = outcomes.filter((o) => o === 'applied').length;
+      statements
+        .get(
+          'ingest-state:put',
+          () =>
+            `UPDATE ingest_state SET last_batch_at_ms = ?,
+               last_source_ts_ms = max(coalesce(last_source_ts_ms, 0), coalesce(?, 0)),
+               events_applied_total = events_applied_total + ?
+             WHERE lock = 1`,
+        )
+        .run(batch.nowMs, batch.maxSourceTsMs ?? null, batch.appliedElsewhere + appliedHere);
+      // Counted only once the transaction is certain to commit (nothing below can throw).
+      plan.control.forEach((op, i) => {
+        tally.count(op.change.table, outcomes[i] ?? 'rejected');
+      });
+    })();
+  } catch (error) {
+    control.reload();
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import { openCompanyWriter } from '../handles.ts';
+import type { ProjectionDb } from '../open.ts';
+import type { ClockUs } from './clock.ts';
+import { StatementCache } from './statement-cache.ts';
+
+/**
+ * One open company file on the writer side: its statements, its change-time counter and its
+ * TRUNCATE floors. Ingest is the only writer, so the in-memory copies of meta.last_changed_us and
+ * the floors stay exact; after a rolled-back transaction they are reloaded from the file.
+ */
+export class CompanyFile {
+  readonly companyId: string;
+  readonly statements: StatementCache;
+  readonly floors = new Map<string, number>();
+  readonly #clock: ClockUs;
+  #lastChangedUs = 0;
+
+  constructor(dataDir: string, companyId: string, clock: ClockUs) {
+    this.companyId = companyId;
+    this.statements = new StatementCache(openCompanyWriter(dataDir, companyId));
+    this.#clock = clock;
+    this.reload();
+  }
+
+  get db(): ProjectionDb {
+    return this.statements.db;
+  }
+
+  /** A change time strictly greater than every earlier one in this file (DESIGN.md §5). */
+  nextChangeTime(): number {
+    const now = this.#clock();
+    this.#lastChangedUs = now > this.#lastChangedUs ? now : this.#lastChangedUs + 1;
+    return this.#lastChangedUs;
+  }
+
+  /** Persists the counter; called inside the file's transaction, after its last write. */
+  saveChangeTime(): void {
+    this.statements
+      .get('meta:save', () => 'UPDATE meta SET last_changed_us = ? WHERE lock = 1')
+      .run(this.#lastChangedUs);
+  }
+
+  reload(): void {
+    this.#lastChangedUs = this.db
+      .prepare('SELECT last_changed_us FROM meta WHERE lock = 1')
+      .pluck()
+      .get() as number;
+    this.floors.clear();
+    for (const row of this.db.prepare('SELECT table_name, _src_lsn FROM truncations').all() as {
+      table_name: string;
+      _src_lsn: number;
+    }[]) {
+      this.floors.set(row.table_name, row._src_lsn);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

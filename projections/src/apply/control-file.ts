@@ -1,0 +1,49 @@
+import { openControlWriter } from '../handles.ts';
+import type { ProjectionDb } from '../open.ts';
+import { StatementCache } from './statement-cache.ts';
+
+/** A company's routing entry: the file a tenant row lives in, and since which source position. */
+export interface Route {
+  readonly companyId: string;
+  readonly lsn: number;
+}
+
+/**
+ * The open control.sqlite writer: statements, TRUNCATE floors (exact in memory: one writer;
+ * reloaded after a rolled-back transaction) and route lookups.
+ */
+export class ControlFile {
+  readonly statements: StatementCache;
+  readonly floors = new Map<string, number>();
+
+  constructor(dataDir: string) {
+    this.statements = new StatementCache(openControlWriter(dataDir));
+    this.reload();
+  }
+
+  get db(): ProjectionDb {
+    return this.statements.db;
+  }
+
+  route(table: string, id: string): Route | undefined {
+    const row = this.statements
+      .get('routes:get', () => 'SELECT company_id, _src_lsn FROM routes WHERE table_name = ? AND id = ?')
+      .raw()
+      .get(table, id) as [string, number] | undefined;
+    return row && { companyId: row[0], lsn: row[1] };
+  }
+
+  reload(): void {
+    this.floors.clear();
+    for (const row of this.db.prepare('SELECT table_name, _src_lsn FROM truncations').raw().all() as [
+      string,
+      number,
+    ][]) {
+      this.floors.set(row[0], row[1]);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,57 @@
+import { type Change, TENANT_TABLES, type TenantTable } from '../change.ts';
+import type { ControlFile } from './control-file.ts';
+import { listCompanyFiles } from './list-companies.ts';
+import { emptyPlan, type Plan } from './plan.ts';
+import { planControlDelete, planControlTruncate, planControlUpsert } from './plan-control.ts';
+import { planTenantDelete, planTenantTruncate, planTenantUpsert } from './plan-tenant.ts';
+import { RouteView } from './route-view.ts';
+
+const TENANT = new Set<string>(TENANT_TABLES);
+const CONTROL = new Set<string>(['companies', 'api_keys', 'api_key_companies']);
+
+function isTenant(table: string): table is TenantTable {
+  return TENANT.has(table);
+}
+
+/** Decides every write of a batch, in batch order, reading only control.sqlite (see plan.ts). */
+export function planBatch(changes: readonly Change[], control: ControlFile, dataDir: string): Plan {
+  const plan = emptyPlan();
+  const view = new RouteView(control, plan);
+  let onDisk: string[] | undefined;
+  const companiesOnDisk = () => {
+    if (onDisk === undefined) onDisk = listCompanyFiles(dataDir);
+    return onDisk;
+  };
+
+  for (const change of changes) {
+    const table = change.table;
+    // Ingest's decoder is typed, but the apply path must survive anything: refuse, never throw.
+    if (!TENANT.has(table) && !CONTROL.has(table)) {
+      plan.rejections.push({ change, reason: `unknown table ${String(table).slice(0, 64)}` });
+      continue;
+    }
+    const lsn = change.position?.lsn;
+    if (!Number.isSafeInteger(lsn) || lsn < 0) {
+      plan.rejections.push({ change, reason: 'position.lsn is not a non-negative integer' });
+      continue;
+    }
+    switch (change.kind) {
+      case 'upsert':
+        if (isTenant(table)) planTenantUpsert(plan, view, change, table);
+        else planControlUpsert(plan, view, change, table);
+        break;
+      case 'delete':
+        if (isTenant(table)) planTenantDelete(plan, view, change, table);
+        else planControlDelete(plan, view, change, table);
+        break;
+      case 'truncate':
+        if (isTenant(table)) planTenantTruncate(plan, view, change, table, companiesOnDisk);
+        else planControlTruncate(plan, view, change, table);
+        break;
+      default:
+        // Exhaustive: a new Change kind must be handled here before it compiles.
+        change satisfies never;
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,102 @@
+import type { Change, SourceTable, TenantTable, UpsertChange } from '../change.ts';
+import type { SqlValue } from './coerce.ts';
+import type { Route } from './control-file.ts';
+
+/**
+ * What one batch does, decided before any write: the operations for each company file (in batch
+ * order), the control operations, the final routes, and the changes refused. Building the plan
+ * only reads control.sqlite, which is committed last (see apply-batch.ts), so replaying a batch
+ * after a crash rebuilds the very same plan.
+ */
+
+export type ControlTable = 'companies' | 'api_keys' | 'api_key_companies';
+
+/**
+ * `derived` marks operations that follow from another change (a move's delete in the old file, the
+ * TRUNCATE fan-out to every file): they are not counted again, but name their change if refused.
+ */
+export type CompanyOp =
+  | {
+      readonly kind: 'upsert';
+      readonly table: TenantTable;
+      readonly id: string;
+      readonly values: readonly SqlValue[];
+      readonly missing: readonly string[];
+      readonly lsn: number;
+      readonly change: UpsertChange;
+      readonly derived: false;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly table: TenantTable;
+      readonly id: string;
+      readonly lsn: number;
+      readonly change: Change;
+      readonly derived: boolean;
+    }
+  | {
+      readonly kind: 'truncate';
+      readonly table: TenantTable;
+      readonly lsn: number;
+      readonly change: Change;
+      readonly derived: true;
+    };
+
+export type ControlOp =
+  | {
+      readonly kind: 'upsert';
+      readonly table: ControlTable;
+      /** Tombstone id: the key columns joined with '/'. */
+      readonly key: string;
+      readonly values: readonly SqlValue[];
+      readonly missing: readonly string[];
+      readonly lsn: number;
+      readonly change: Change;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly table: ControlTable;
+      readonly key: string;
+      readonly keyValues: readonly string[];
+      readonly lsn: number;
+      readonly change: Change;
+    }
+  /** Control tables are cleared; for tenant tables only their routes (the files get CompanyOps). */
+  | { readonly kind: 'truncate'; readonly table: SourceTable; readonly lsn: number; readonly change: Change };
+
+export interface Rejection {
+  readonly change: Change;
+  readonly reason: string;
+}
+
+export interface Plan {
+  readonly companies: Map<string, CompanyOp[]>;
+  readonly control: ControlOp[];
+  /** Routes to write, final state per row (after any TRUNCATE of the batch). */
+  readonly routes: Map<TenantTable, Map<string, Route>>;
+  /** Tenant tables truncated in this batch: their stored routes are deleted before `routes` is written. */
+  readonly clearedRoutes: Set<TenantTable>;
+  readonly rejections: Rejection[];
+  /** Changes skipped while planning (older than a TRUNCATE, a route, or a delete of an unknown row). */
+  readonly skipped: Change[];
+}
+
+export function emptyPlan(): Plan {
+  return {
+    companies: new Map(),
+    control: [],
+    routes: new Map(),
+    clearedRoutes: new Set(),
+    rejections: [],
+    skipped: [],
+  };
+}
+
+export function pushCompanyOp(plan: Plan, companyId: string, op: CompanyOp): void {
+  let ops = plan.companies.get(companyId);
+  if (!ops) {
+    ops = [];
+    plan.companies.set(companyId, ops);
+  }
+  ops.push(op);
+}

@@ -1,0 +1,42 @@
+import type { SourceTable } from '../change.ts';
+import type { Rejection } from './plan.ts';
+
+export interface TableCounts {
+  applied: number;
+  skipped: number;
+  rejected: number;
+}
+
+/** What applyBatch did; ingest logs it as one line and feeds its metrics from it. */
+export interface BatchResult {
+  /** Per source table: changes applied, skipped by a version guard, refused as invalid. */
+  readonly tables: Readonly<Partial<Record<SourceTable, Readonly<TableCounts>>>>;
+  readonly applied: number;
+  readonly skipped: number;
+  readonly rejected: number;
+  /** Company files written in this batch (each one short transaction). */
+  readonly companies: number;
+  /** Refused changes (already recorded as dead letters in control.sqlite). */
+  readonly rejections: readonly Rejection[];
+  /** Dead letters recorded with this batch (ingest's decode failures plus the refused changes). */
+  readonly deadLettered: number;
+}
+
+export type Outcome = 'applied' | 'skipped' | 'rejected';
+
+export class Tally {
+  readonly tables: Partial<Record<SourceTable, TableCounts>> = {};
+  applied = 0;
+  skipped = 0;
+  rejected = 0;
+
+  count(table: SourceTable, outcome: Outcome): void {
+    let counts = this.tables[table];
+    if (counts === undefined) {
+      counts = { applied: 0, skipped: 0, rejected: 0 };
+      this.tables[table] = counts;
+    }
+    counts[outcome]++;
+    this[outcome]++;
+  }
+}

@@ -1,0 +1,49 @@
+import type { TenantTable } from '../change.ts';
+import type { ControlFile, Route } from './control-file.ts';
+import type { Plan } from './plan.ts';
+
+/**
+ * Routes and TRUNCATE floors as the batch sees them while it is planned: what this batch decided
+ * so far, over what control.sqlite holds. Nothing is written here; the plan carries the result.
+ */
+export class RouteView {
+  readonly #control: ControlFile;
+  readonly #plan: Plan;
+  readonly #floors = new Map<string, number>();
+
+  constructor(control: ControlFile, plan: Plan) {
+    this.#control = control;
+    this.#plan = plan;
+  }
+
+  get(table: TenantTable, id: string): Route | undefined {
+    const local = this.#plan.routes.get(table)?.get(id);
+    if (local) return local;
+    if (this.#plan.clearedRoutes.has(table)) return undefined;
+    return this.#control.route(table, id);
+  }
+
+  set(table: TenantTable, id: string, route: Route): void {
+    let routes = this.#plan.routes.get(table);
+    if (!routes) {
+      routes = new Map();
+      this.#plan.routes.set(table, routes);
+    }
+    routes.set(id, route);
+  }
+
+  /** A TRUNCATE of a tenant table forgets its routes (stored and planned). */
+  clear(table: TenantTable): void {
+    this.#plan.routes.delete(table);
+    this.#plan.clearedRoutes.add(table);
+  }
+
+  /** Source position of the last TRUNCATE of `table` (0 = never): changes at or below are skipped. */
+  floor(table: string): number {
+    return this.#floors.get(table) ?? this.#control.floors.get(table) ?? 0;
+  }
+
+  setFloor(table: string, lsn: number): void {
+    this.#floors.set(table, lsn);
+  }
+}

@@ -1,0 +1,68 @@
+import type { Change } from '../change.ts';
+import { applyBatch } from './apply-batch.ts';
+import { type ClockUs, wallClockUs } from './clock.ts';
+import { CompanyFiles } from './company-files.ts';
+import { ControlFile } from './control-file.ts';
+import type { DeadLetter } from './dead-letters.ts';
+import type { BatchResult } from './result.ts';
+
+export interface ProjectionStoreOptions {
+  readonly dataDir: string;
+  /** Bound of the LRU of open company writers (each holds 3 file descriptors). Default 128. */
+  readonly maxOpenCompanies?: number;
+  /** Source of change times in µs since the epoch (tests inject one). Default: wall clock. */
+  readonly clockUs?: ClockUs;
+  /** Wall clock in ms for ingest_state and dead letters (tests inject one). */
+  readonly nowMs?: () => number;
+}
+
+export interface ApplyOptions {
+  /** Messages ingest could not decode, recorded in the same control transaction as the batch. */
+  readonly deadLetters?: readonly DeadLetter[];
+}
+
+/**
+ * The write side of the projections: the single writer of a data directory (ingest). Owns the
+ * control.sqlite writer and an LRU of company writers; not safe to share between processes.
+ */
+export class ProjectionStore {
+  readonly dataDir: string;
+  readonly #control: ControlFile;
+  readonly #files: CompanyFiles;
+  readonly #nowMs: () => number;
+
+  private constructor(options: ProjectionStoreOptions) {
+    this.dataDir = options.dataDir;
+    const clock = options.clockUs ?? wallClockUs;
+    this.#nowMs = options.nowMs ?? Date.now;
+    this.#control = new ControlFile(options.dataDir);
+    this.#files = new CompanyFiles(options.dataDir, options.maxOpenCompanies ?? 128, clock);
+  }
+
+  /** Creates the data directory and control.sqlite if needed and migrates it. */
+  static open(options: ProjectionStoreOptions): ProjectionStore {
+    return new ProjectionStore(options);
+  }
+
+  /**
+   * Applies a batch of changes: one transaction per company file touched, then one for control.
+   * Safe to call again with the same batch after a crash at any point (see apply-batch.ts).
+   * Throws only for environment failures (I/O, a file from a newer schema); invalid changes are
+   * refused, counted and recorded as dead letters.
+   */
+  applyBatch(changes: readonly Change[], options: ApplyOptions = {}): BatchResult {
+    return applyBatch(
+      this.#control,
+      this.#files,
+      this.dataDir,
+      changes,
+      options.deadLetters ?? [],
+      this.#nowMs(),
+    );
+  }
+
+  close(): void {
+    this.#files.closeAll();
+    this.#control.close();
+  }
+}

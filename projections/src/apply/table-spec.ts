@@ -1,0 +1,85 @@
+import Database from 'better-sqlite3';
+import { migrate, type ProjectionKind } from '../migrate.ts';
+
+/**
+ * Column layout of a projection table, read once per process from an in-memory database migrated
+ * to the code's version (PRAGMA table_info), so the SQL migrations stay the single source of truth
+ * for names, types and nullability, and planning needs no company file open.
+ */
+
+export type ColumnType = 'TEXT' | 'INTEGER' | 'REAL';
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly notNull: boolean;
+}
+
+export interface TableSpec {
+  readonly table: string;
+  /** Primary-key column names in key order. */
+  readonly pk: readonly string[];
+  /** Data columns (primary key included), without the bookkeeping columns below. */
+  readonly columns: readonly ColumnSpec[];
+  /** Company tables carry _changed_us; control tables do not. */
+  readonly hasChangeTime: boolean;
+}
+
+/** Bookkeeping columns written by the apply path itself, never taken from a source row. */
+export const SRC_LSN = '_src_lsn';
+export const CHANGED_US = '_changed_us';
+
+const cache = new Map<string, TableSpec>();
+const schemas = new Map<ProjectionKind, Database.Database>();
+
+interface TableInfoRow {
+  name: string;
+  type: string;
+  notnull: number;
+  pk: number;
+}
+
+/** All files of a kind share the schema of the code's version, so one read per table suffices. */
+export function tableSpec(kind: ProjectionKind, table: string): TableSpec {
+  const cacheKey = `${kind}:${table}`;
+  const cached = cache.get(cacheKey);
+  if (cached) return cached;
+  const info = schemaDb(kind)
+    .prepare(`PRAGMA table_info(${quoteName(table)})`)
+    .all() as TableInfoRow[];
+  if (info.length === 0) throw new Error(`projection table ${table} does not exist`);
+  const spec: TableSpec = {
+    table,
+    pk: info
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name),
+    columns: info
+      .filter((c) => c.name !== SRC_LSN && c.name !== CHANGED_US)
+      .map((c) => ({ name: c.name, type: columnType(c.type), notNull: c.notnull === 1 || c.pk > 0 })),
+    hasChangeTime: info.some((c) => c.name === CHANGED_US),
+  };
+  cache.set(cacheKey, spec);
+  return spec;
+}
+
+function schemaDb(kind: ProjectionKind): Database.Database {
+  let db = schemas.get(kind);
+  if (!db) {
+    db = new Database(':memory:');
+    migrate(db, kind);
+    schemas.set(kind, db);
+  }
+  return db;
+}
+
+/** SQL identifier quoting; identifiers only ever come from our own schema, this keeps them inert. */
+export function quoteName(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function columnType(declared: string): ColumnType {
+  const type = declared.toUpperCase();
+  if (type === 'TEXT' || type === 'INTEGER' || type === 'REAL') return type;
+  throw new Error(`unsupported projection column type ${declared}`);
+}

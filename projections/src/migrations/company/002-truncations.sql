@@ -1,0 +1,10 @@
+-- Company file, schema version 2 (projections/README.md documents every table).
+
+-- TRUNCATE floors: source position of the last TRUNCATE of a table applied to this file. Upserts
+-- and deletes at or below it are skipped, so a replayed older insert cannot bring a row back
+-- (a TRUNCATE leaves no per-row tombstones).
+CREATE TABLE truncations (
+  table_name  TEXT PRIMARY KEY,
+  _src_lsn    INTEGER NOT NULL,
+  _changed_us INTEGER NOT NULL
+) STRICT;

@@ -1,0 +1,30 @@
+-- Control file, schema version 2 (projections/README.md documents every table).
+
+-- The source position at which a row entered the company its route names. A change older than or
+-- equal to it cannot move the row, so duplicates and replays never send a route back to a company
+-- the row has left.
+ALTER TABLE routes ADD COLUMN _src_lsn INTEGER NOT NULL DEFAULT 0;
+
+-- TRUNCATE floors: source position of the last TRUNCATE of a table (control tables, and the routes
+-- of a tenant table). Changes at or below it are skipped: a replayed older insert cannot come back.
+CREATE TABLE truncations (
+  table_name  TEXT PRIMARY KEY,
+  _src_lsn    INTEGER NOT NULL
+) STRICT;
+
+-- Messages ingest could not decode or apply (issue #3 item 2). They are recorded in the same
+-- transaction as the batch they came with, so a replayed batch neither loses nor doubles them
+-- (dedupe_key is unique). The key and value are stored as received for diagnosis.
+CREATE TABLE dead_letters (
+  seq             INTEGER PRIMARY KEY,   -- arrival order
+  dedupe_key      TEXT NOT NULL UNIQUE,  -- 'kafka:<topic>/<partition>/<offset>' or 'change:<table>/<key>/<lsn>'
+  stage           TEXT NOT NULL,         -- 'decode' (ingest) | 'apply' (projections rejected the change)
+  topic           TEXT,
+  partition       INTEGER,
+  offset          TEXT,                  -- Kafka offsets are int64: kept as decimal text
+  table_name      TEXT,
+  message_key     TEXT,
+  message_value   TEXT,                  -- truncated to 64 KiB
+  reason          TEXT NOT NULL,
+  recorded_at_ms  INTEGER NOT NULL
+) STRICT;
