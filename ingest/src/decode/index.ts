@@ -1,5 +1,4 @@
 export { columnTypesFromAvsc } from './avsc-column-types.ts';
-export { avscTypesLoader } from './avsc-loader.ts';
 export type { ColumnType } from './column-type.ts';
 export { UNAVAILABLE_PLACEHOLDER } from './decode-row.ts';
 export { createDecoder, type Decoder, type DecoderOptions } from './decoder.ts';

@@ -1,0 +1,67 @@
+/**
+ * Ingest configuration: parsed ONCE from the environment (INGEST_* variables) by main.ts, frozen
+ * and passed down; nothing below main.ts reads process.env (notes/style.md). ingest/README.md has
+ * the table of variables.
+ */
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+export const ConfigSchema = z.object({
+  INGEST_KAFKA_BROKERS: z
+    .string()
+    .min(1)
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.length > 0 && list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b)), {
+      message: 'expected host:port[,host:port...]',
+    }),
+  INGEST_GROUP_ID: z.string().min(1).default('pda-ingest'),
+  INGEST_CLIENT_ID: z.string().min(1).default('pda-ingest'),
+  INGEST_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('pda'),
+  INGEST_DATA_DIR: z.string().min(1),
+  INGEST_ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
+  /** 0 = pick a free port (tests); the chosen port is logged. */
+  INGEST_ADMIN_PORT: int(0, 65535).default(9464),
+  /** Upper bound of changes per apply call; larger Kafka batches are applied in chunks with heartbeats between. */
+  INGEST_MAX_BATCH_EVENTS: int(1, 1_000_000).default(20_000),
+  /** /readyz is 200 only while the summed consumer lag is at most this many messages. */
+  INGEST_READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER).default(1000),
+  INGEST_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Decimal encoding of events WITHOUT inline schema (the connector's decimal.handling.mode). */
+  INGEST_DECIMAL_MODE: z.enum(['precise', 'string']).default('precise'),
+  /** A new consumer group starts at the earliest offsets (projections are built from the topic start). */
+  INGEST_FROM_BEGINNING: bool.default(true),
+  INGEST_FETCH_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  INGEST_SESSION_TIMEOUT_MS: int(6000, 300_000).default(30_000),
+});
+
+type Parsed = z.infer<typeof ConfigSchema>;
+export type IngestConfig = Readonly<
+  Omit<Parsed, 'INGEST_KAFKA_BROKERS'> & { INGEST_KAFKA_BROKERS: readonly string[] }
+>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses and freezes; throws ConfigError with ONE line naming every bad variable. */
+export function parseConfig(env: Readonly<Record<string, string | undefined>>): IngestConfig {
+  const result = ConfigSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`invalid ingest configuration: ${problems.join('; ')}`);
+  }
+  return Object.freeze({
+    ...result.data,
+    INGEST_KAFKA_BROKERS: Object.freeze([...result.data.INGEST_KAFKA_BROKERS]),
+  });
+}

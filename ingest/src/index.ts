@@ -1,0 +1,11 @@
+// @pda/ingest: the worker deployable. Public surface for tests, the benchmark and the test harness.
+export { type BatchSummary, createPipeline, type Pipeline } from './apply/pipeline.ts';
+export type { ApplySink } from './apply/sink.ts';
+export { ConfigError, type IngestConfig, parseConfig } from './config.ts';
+export * from './decode/index.ts';
+export { createLogger } from './logger.ts';
+export { createMetrics, type IngestMetrics } from './ops/metrics.ts';
+export { type ReplayOptions, type ReplayTotals, replayFile } from './replay/replay.ts';
+export { type AvscTypes, loadAvscTypes } from './schema-types.ts';
+export * from './testing/index.ts';
+export { createWorker, type Worker, type WorkerDeps } from './worker.ts';

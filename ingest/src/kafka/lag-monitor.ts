@@ -1,0 +1,56 @@
+/**
+ * Consumer lag per partition = high watermark − next offset to apply. The next offset is what this
+ * process applied (updated after each committed chunk) or, for partitions it has not touched yet,
+ * the group's committed offset. Polled with the admin client so an idle consumer still knows it is
+ * caught up (readiness) and a stalled one shows its growing lag.
+ */
+import type { Admin } from 'kafkajs';
+
+export interface LagSnapshot {
+  readonly measured: boolean;
+  readonly total: number;
+  readonly partitions: ReadonlyArray<{ topic: string; partition: number; lag: number }>;
+}
+
+export class LagMonitor {
+  private readonly high = new Map<string, number>();
+  private readonly next = new Map<string, number>();
+  private measured = false;
+
+  constructor(
+    private readonly admin: Admin,
+    private readonly groupId: string,
+    private readonly topics: readonly string[],
+  ) {}
+
+  /** After a chunk's transactions committed: `offset` was applied. */
+  applied(topic: string, partition: number, offset: string, highWatermark: string): void {
+    this.next.set(`${topic}\u0000${partition}`, Number(offset) + 1);
+    this.high.set(`${topic}\u0000${partition}`, Number(highWatermark));
+  }
+
+  async poll(): Promise<void> {
+    const committed = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [...this.topics] });
+    for (const topic of this.topics) {
+      const offsets = await this.admin.fetchTopicOffsets(topic);
+      for (const p of offsets) {
+        const id = `${topic}\u0000${p.partition}`;
+        this.high.set(id, Number(p.high));
+        const c = committed
+          .find((t) => t.topic === topic)
+          ?.partitions.find((x) => x.partition === p.partition);
+        const committedNext = c && Number(c.offset) >= 0 ? Number(c.offset) : Number(p.low);
+        this.next.set(id, Math.max(this.next.get(id) ?? 0, committedNext));
+      }
+    }
+    this.measured = true;
+  }
+
+  snapshot(): LagSnapshot {
+    const partitions = [...this.high].map(([id, high]) => {
+      const [topic = '', partition = '0'] = id.split('\u0000');
+      return { topic, partition: Number(partition), lag: Math.max(0, high - (this.next.get(id) ?? 0)) };
+    });
+    return { measured: this.measured, total: partitions.reduce((sum, p) => sum + p.lag, 0), partitions };
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `pnpm --filter @pda/ingest start`: parse the configuration once, build the worker, run it until
+ * SIGTERM/SIGINT (drain the current chunk, commit, disconnect). A bad configuration prints ONE line
+ * and exits 2; an unrecoverable failure exits 1 (the supervisor restarts the process).
+ */
+import { ConfigError, parseConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { loadAvscTypes } from './schema-types.ts';
+import { createWorker } from './worker.ts';
+
+function loadConfig() {
+  try {
+    return parseConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+const config = loadConfig();
+const logger = createLogger(config.INGEST_LOG_LEVEL);
+const worker = createWorker(config, { logger, avscTypes: await loadAvscTypes(logger) });
+
+let signals = 0;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    signals++;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting without drain (uncommitted offsets are redelivered)');
+      process.exit(130);
+    }
+    logger.info({ signal }, 'draining');
+    worker.stop();
+  });
+}
+
+worker.run().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    logger.fatal({ err: error }, 'ingest failed');
+    process.exit(1);
+  },
+);
