@@ -46,7 +46,7 @@ describe('schemas/*.avsc', () => {
 
   it('rejects values the PostgreSQL columns would reject', () => {
     const { type } = loadTableSchema('sites');
-    const row = type.random() as Record<string, unknown>;
+    const row = type.random() as unknown as Record<string, unknown>;
     const valid = (patch: Record<string, unknown>) => type.isValid({ ...row, ...patch });
     expect(valid({ area: '1234567890.12' })).toBe(true);
     expect(valid({ area: '12345678901.00' })).toBe(false); // 13 digits > precision 12
