@@ -13,6 +13,18 @@ function isTenant(table: string): table is TenantTable {
   return TENANT.has(table);
 }
 
+function shapeProblem(change: Change): string | undefined {
+  const lsn = change.position?.lsn;
+  if (!Number.isSafeInteger(lsn) || lsn < 0) return 'position.lsn is not a non-negative integer';
+  if (change.kind === 'upsert') {
+    if (typeof change.row !== 'object' || change.row === null) return 'row is not an object';
+    if (!Array.isArray(change.unavailable)) return 'unavailable is not an array';
+  } else if (change.kind === 'delete' && (typeof change.key !== 'object' || change.key === null)) {
+    return 'key is not an object';
+  }
+  return undefined;
+}
+
 /** Decides every write of a batch, in batch order, reading only control.sqlite (see plan.ts). */
 export function planBatch(changes: readonly Change[], control: ControlFile, dataDir: string): Plan {
   const plan = emptyPlan();
@@ -30,9 +42,9 @@ export function planBatch(changes: readonly Change[], control: ControlFile, data
       plan.rejections.push({ change, reason: `unknown table ${String(table).slice(0, 64)}` });
       continue;
     }
-    const lsn = change.position?.lsn;
-    if (!Number.isSafeInteger(lsn) || lsn < 0) {
-      plan.rejections.push({ change, reason: 'position.lsn is not a non-negative integer' });
+    const problem = shapeProblem(change);
+    if (problem !== undefined) {
+      plan.rejections.push({ change, reason: problem });
       continue;
     }
     switch (change.kind) {
