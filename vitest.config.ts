@@ -4,6 +4,9 @@ import { defineConfig } from 'vitest/config';
 // - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
 // - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack.
 const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
+// @fastify/autoload imports the api's plugin and route files with a native import(); processed by
+// Vitest instead, that import goes through Vitest's TypeScript pipeline (Node 20 cannot load .ts).
+const server = { deps: { inline: ['@fastify/autoload'] } };
 
 export default defineConfig({
   test: {
@@ -11,6 +14,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          server,
           include: ['**/*.test.ts'],
           exclude: [...exclude, '**/*.e2e.test.ts'],
           testTimeout: 30_000,
@@ -19,6 +23,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          server,
           include: ['**/*.e2e.test.ts'],
           exclude,
           testTimeout: 180_000,
