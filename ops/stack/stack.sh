@@ -30,7 +30,8 @@ write_env_file() {
   {
     echo "# Written by ops/stack/stack.sh up: the native stack's addresses (source this file)."
     for name in PDA_PG_HOST PDA_PG_PORT PDA_PG_DATABASE PDA_PG_USER PDA_PG_PASSWORD PDA_KAFKA_BROKERS \
-      PDA_CONNECT_URL PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_STACK_DIR; do
+      PDA_CONNECT_URL PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_DEBEZIUM_USER PDA_DEBEZIUM_PASSWORD \
+      PDA_STACK_DIR; do
       printf 'export %s=%q\n' "$name" "${!name}"
     done
   } >"$ENV_FILE.tmp"

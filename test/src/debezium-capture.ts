@@ -1,0 +1,144 @@
+// Reads real Debezium events back from Kafka for tests and the fixture capture script.
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+
+/** One Kafka record; `keyJson`/`valueJson` keep the exact bytes (ts_ns exceeds 2^53). */
+export interface CapturedEvent {
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: unknown;
+  value: unknown;
+  keyJson: string | null;
+  valueJson: string | null;
+}
+
+export interface CollectOptions {
+  topics: string[];
+  /** Keep only the records a test cares about (the topics hold every earlier run's events too). */
+  match: (event: CapturedEvent) => boolean;
+  /** Stop once the kept records satisfy this. */
+  until: (events: CapturedEvent[]) => boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * Consumes `topics` from the beginning under a throwaway consumer group until `until` holds.
+ * Missing topics are created first (broker defaults, as Connect's topic.creation would), so a test
+ * may start collecting before Debezium has written the first event of a table.
+ */
+export async function collectEvents(kafka: Kafka, options: CollectOptions): Promise<CapturedEvent[]> {
+  await ensureTopics(kafka, options.topics);
+  const groupId = `pda-test-${randomUUID()}`;
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 250 });
+  const kept: CapturedEvent[] = [];
+  let done = false;
+  let resolveDone: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    resolveDone = resolve;
+  });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: options.topics, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ topic, partition, message }) => {
+        const keyJson = message.key ? message.key.toString('utf8') : null;
+        const valueJson = message.value ? message.value.toString('utf8') : null;
+        const event: CapturedEvent = {
+          topic,
+          partition,
+          offset: Number(message.offset),
+          timestamp: Number(message.timestamp),
+          key: keyJson === null ? null : JSON.parse(keyJson),
+          value: valueJson === null ? null : JSON.parse(valueJson),
+          keyJson,
+          valueJson,
+        };
+        if (!done && options.match(event)) {
+          kept.push(event);
+          if (options.until(kept)) {
+            done = true;
+            resolveDone();
+          }
+        }
+      },
+    });
+    const timeoutMs = options.timeoutMs ?? 90_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const outcome = await Promise.race([finished, timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      const seen = kept.map((e) => `${e.topic}@${e.offset}:${opOf(e)}`).join(', ');
+      throw new Error(`events not complete after ${timeoutMs} ms; kept so far: [${seen}]`);
+    }
+    return kept;
+  } finally {
+    await consumer.disconnect();
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteGroups([groupId]).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+async function ensureTopics(kafka: Kafka, topics: string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(topic));
+    if (missing.length > 0) {
+      // Two creators may race (Debezium's first event, another test): "already exists" is fine.
+      await admin.createTopics({ topics: missing.map((topic) => ({ topic })), waitForLeaders: true });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** `c`/`u`/`d`/`r` from the envelope, `tombstone` for a null value. */
+export function opOf(event: CapturedEvent): string {
+  if (event.value === null) return 'tombstone';
+  return String(payloadOf(event.value)?.op ?? '?');
+}
+
+/** The `payload` of a `{schema, payload}` JsonConverter message (or the message without schemas). */
+export function payloadOf(message: unknown): Record<string, unknown> | null {
+  if (message === null || typeof message !== 'object') return null;
+  const record = message as Record<string, unknown>;
+  const payload = 'schema' in record && 'payload' in record ? record.payload : record;
+  return payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : null;
+}
+
+/** The row id in a record key (single-column `id` keys; composite keys return their first column). */
+export function keyId(event: CapturedEvent): string | undefined {
+  const key = payloadOf(event.key);
+  if (!key) return undefined;
+  const id = key.id ?? Object.values(key)[0];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The JSON line of the fixture file, embedding the record's exact bytes. */
+export function fixtureLine(event: CapturedEvent): string {
+  const head = JSON.stringify({ topic: event.topic, partition: event.partition, offset: event.offset });
+  return `${head.slice(0, -1)},"key":${event.keyJson ?? 'null'},"value":${event.valueJson ?? 'null'}}`;
+}
+
+/** Counts events per `<table>:<op>` (table = last segment of the topic). */
+export function tally(events: CapturedEvent[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const event of events) {
+    const key = `${event.topic.split('.').at(-1)}:${opOf(event)}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+export function reached(events: CapturedEvent[], expected: Record<string, number>): boolean {
+  const counts = tally(events);
+  return Object.entries(expected).every(([key, n]) => (counts[key] ?? 0) >= n);
+}

@@ -1,0 +1,118 @@
+// Helpers for tests and scripts that talk to the native stack started by ops/stack/stack.sh:
+// read <stack dir>/env, build pg / kafkajs clients from it, poll for a condition.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+import pg from 'pg';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const stackDir = (): string => process.env.PDA_STACK_DIR ?? join(repoRoot, '.stack');
+
+/** Parses the `export NAME=value` lines stack.sh writes (values quoted by bash's printf %q). */
+export function readStackEnv(file = join(stackDir(), 'env')): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^export ([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (!match) continue;
+    env[match[1]!] = unquoteBash(match[2]!);
+  }
+  return env;
+}
+
+function unquoteBash(value: string): string {
+  if (value.startsWith("$'") || value.startsWith("'")) {
+    throw new Error(`unsupported quoting in stack env value: ${value}`);
+  }
+  return value.replace(/\\(.)/g, '$1');
+}
+
+/** Copies the stack's addresses into process.env (the file wins: it describes the running stack). */
+export function loadStackEnv(): Record<string, string> {
+  const env = readStackEnv();
+  Object.assign(process.env, env);
+  return env;
+}
+
+export interface StackEnv {
+  pg: { host: string; port: number; database: string; user: string; password: string };
+  kafkaBrokers: string[];
+  connectUrl: string;
+  topicPrefix: string;
+  connectorName: string;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: run 'bash ops/stack/stack.sh up' and source .stack/env`);
+  }
+  return value;
+}
+
+export function stackEnv(): StackEnv {
+  return {
+    pg: {
+      host: required('PDA_PG_HOST'),
+      port: Number(required('PDA_PG_PORT')),
+      database: required('PDA_PG_DATABASE'),
+      user: required('PDA_PG_USER'),
+      password: required('PDA_PG_PASSWORD'),
+    },
+    kafkaBrokers: required('PDA_KAFKA_BROKERS').split(','),
+    connectUrl: required('PDA_CONNECT_URL'),
+    topicPrefix: required('PDA_TOPIC_PREFIX'),
+    connectorName: process.env.PDA_CONNECTOR_NAME ?? 'pda-postgres',
+  };
+}
+
+export function pgPool(env = stackEnv()): pg.Pool {
+  return new pg.Pool({ ...env.pg, max: 4 });
+}
+
+export function kafkaClient(clientId: string, env = stackEnv()): Kafka {
+  return new Kafka({ clientId, brokers: env.kafkaBrokers, logLevel: logLevel.WARN });
+}
+
+/** Polls `probe` until it returns something other than undefined/false; throws after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  { timeoutMs = 60_000, intervalMs = 200 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A Kafka Connect REST call; throws with the worker's message on a non-2xx answer. */
+export async function connectRequest(
+  path: string,
+  init: RequestInit = {},
+  env = stackEnv(),
+): Promise<unknown> {
+  const response = await fetch(`${env.connectUrl}${path}`, {
+    ...init,
+    headers: { 'content-type': 'application/json', ...init.headers },
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    throw new Error(
+      `Kafka Connect ${init.method ?? 'GET'} ${path} → ${response.status}: ${text.slice(0, 500)}`,
+    );
+  }
+  return text ? JSON.parse(text) : null;
+}
