@@ -20,6 +20,7 @@ export { companyProfile } from './seed/company-profile.ts';
 export { writeSeedRows } from './seed/copy-writer.ts';
 export type { SeedCounts } from './seed/counts.ts';
 export { DEFAULT_COUNTS, totalRows, validateCounts } from './seed/counts.ts';
+export { deleteCompanies } from './seed/delete-companies.ts';
 export { generateCompanyData, generateOneCompany } from './seed/generate.ts';
 export type * from './seed/rows.ts';
 export { SEED_COLUMNS, SEED_TABLES } from './seed/rows.ts';
