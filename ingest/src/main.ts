@@ -24,11 +24,14 @@ const config = loadConfig();
 const logger = createLogger(config.INGEST_LOG_LEVEL);
 const worker = createWorker(config, { logger, avscTypes: await loadAvscTypes(logger) });
 
-let signals = 0;
+// Process managers (pnpm, tsx, timeout, a shell's process group) often deliver the same signal
+// more than once; only a repeat after 3 s means "stop now, skip the drain".
+let firstSignalAt: number | undefined;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
-    signals++;
-    if (signals > 1) {
+    if (firstSignalAt === undefined) firstSignalAt = Date.now();
+    else if (Date.now() - firstSignalAt < 3000) return;
+    else {
       logger.warn({ signal }, 'second signal: exiting without drain (uncommitted offsets are redelivered)');
       process.exit(130);
     }
