@@ -1,6 +1,6 @@
 // Helpers for tests and scripts that talk to the native stack started by ops/stack/stack.sh:
 // read <stack dir>/env, build pg / kafkajs clients from it, poll for a condition.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
@@ -44,6 +44,8 @@ export interface StackEnv {
 }
 
 function required(name: string): string {
+  // A worker that did not inherit the globalSetup's environment still finds the running stack.
+  if (!process.env[name] && existsSync(join(stackDir(), 'env'))) loadStackEnv();
   const value = process.env[name];
   if (!value) {
     throw new Error(`${name} is not set: run 'bash ops/stack/stack.sh up' and source .stack/env`);
