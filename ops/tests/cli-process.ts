@@ -1,0 +1,28 @@
+// Runs an ops CLI as a real process (tsx, as `pnpm --filter @pda/ops seed|keys` does) and
+// returns its exit code and output. The PDA_PG_* variables of this process are passed on.
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const opsDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tsx = join(opsDir, '..', 'node_modules', '.bin', 'tsx');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runOpsCli(script: 'seed' | 'keys', args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      tsx,
+      [join(opsDir, 'src', script, 'cli.ts'), ...args],
+      { cwd: opsDir },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}

@@ -1,0 +1,144 @@
+// Seeds the real PostgreSQL and compares what landed with what the generator yields.
+// The database is shared with the other e2e tests (and captured by Debezium): every run uses its own
+// seed and deletes its companies afterwards instead of truncating.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  deleteCompanies,
+  generateCompanyData,
+  pgConfigFromEnv,
+  SEED_COLUMNS,
+  SEED_TABLES,
+  SeedConflictError,
+  type SeedCounts,
+  type SeedResult,
+  seedDatabase,
+  totalRows,
+} from '../src/index.ts';
+import { runOpsCli } from './cli-process.ts';
+
+const counts: SeedCounts = {
+  companies: 2,
+  sites: 30,
+  contactsPerSite: 2,
+  services: 5,
+  categories: 3,
+  equipment: 7,
+  consumables: 4,
+};
+const seed = `e2e-seed-${process.pid}-${Date.now()}`;
+const client = new pg.Client(pgConfigFromEnv());
+const cleanup: string[] = [];
+let result: SeedResult;
+
+// Column expressions that print PostgreSQL values the way the generator writes them.
+function selectList(columns: readonly string[]): string {
+  return columns
+    .map((c) =>
+      c === 'geocoded_at'
+        ? `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${c}`
+        : /amount|^area$|^latitude$|^longitude$/.test(c)
+          ? `${c}::text AS ${c}`
+          : c,
+    )
+    .join(', ');
+}
+
+beforeAll(async () => {
+  await client.connect();
+  // A small batch size forces several COPY batches per table.
+  result = await seedDatabase(client, { seed, counts, batchSize: 7 });
+  cleanup.push(...result.companyIds);
+});
+
+afterAll(async () => {
+  await deleteCompanies(client, cleanup).catch(() => undefined);
+  await client.end();
+});
+
+describe('seedDatabase against PostgreSQL', () => {
+  it('reports every row it wrote', () => {
+    expect(result.rows).toBe(totalRows(counts));
+    expect(result.byTable.sites).toBe(counts.companies * counts.sites);
+    expect(result.byTable.site_contacts).toBe(counts.companies * counts.sites * counts.contactsPerSite);
+    expect(result.rowsPerSecond).toBeGreaterThan(0);
+  });
+
+  it('stores exactly the generated rows, decimals and timestamps included', async () => {
+    const generated = [...generateCompanyData(seed, counts)];
+    for (const table of SEED_TABLES) {
+      const columns = SEED_COLUMNS[table] as readonly string[];
+      const idColumn = table === 'companies' ? 'id' : 'company_id';
+      const { rows } = await client.query(
+        `SELECT ${selectList(columns)} FROM ${table} WHERE ${idColumn} = ANY($1::uuid[]) ORDER BY id`,
+        [result.companyIds],
+      );
+      const expected = generated
+        .filter((r) => r.table === table)
+        .map((r) => r.row)
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(rows, table).toEqual(expected);
+    }
+  });
+
+  it('leaves created_at and updated_at to the database', async () => {
+    const { rows } = await client.query(
+      'SELECT count(*)::int AS n FROM sites WHERE company_id = ANY($1::uuid[]) AND created_at IS NOT NULL AND updated_at = created_at',
+      [result.companyIds],
+    );
+    expect(rows[0].n).toBe(counts.companies * counts.sites);
+  });
+
+  it('refuses to load the same seed twice and leaves the data alone', async () => {
+    await expect(seedDatabase(client, { seed, counts })).rejects.toThrow(SeedConflictError);
+    const { rows } = await client.query(
+      'SELECT count(*)::int AS n FROM sites WHERE company_id = ANY($1::uuid[])',
+      [result.companyIds],
+    );
+    expect(rows[0].n).toBe(counts.companies * counts.sites);
+  });
+});
+
+describe('seed CLI', () => {
+  it('seeds and prints rows and rows/s', async () => {
+    const cliSeed = `${seed}-cli`;
+    const ids = [...generateCompanyData(cliSeed, { ...counts, companies: 1 })]
+      .filter((r) => r.table === 'companies')
+      .map((r) => r.row.id);
+    cleanup.push(...ids);
+    const out = await runOpsCli('seed', [
+      '--companies',
+      '1',
+      '--sites',
+      '3',
+      '--contacts-per-site',
+      '1',
+      '--seed',
+      cliSeed,
+    ]);
+    expect(out.stderr).not.toMatch(/error/i);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^seeded \d+ rows for 1 companies in [\d.]+ s \(\d+ rows\/s\)/m);
+    const { rows } = await client.query(
+      'SELECT count(*)::int AS n FROM sites WHERE company_id = ANY($1::uuid[])',
+      [ids],
+    );
+    expect(rows[0].n).toBe(3);
+  });
+
+  it('answers bad arguments with one error line, the usage and exit 2', async () => {
+    for (const args of [
+      ['--sites', 'many'],
+      ['--frobnicate'],
+      ['--equipment', '3', '--categories', '0'],
+      ['extra'],
+    ]) {
+      const out = await runOpsCli('seed', args);
+      expect(out.code, args.join(' ')).toBe(2);
+      const [first, second] = out.stderr.split('\n');
+      expect(first).toMatch(/^error: /);
+      expect(second).toBe('');
+      expect(out.stderr).toContain('usage: pnpm --filter @pda/ops seed');
+    }
+  });
+});
