@@ -131,15 +131,23 @@ describe('special events', () => {
     const value = `{"schema":{"type":"struct","fields":[{"type":"struct","field":"after","fields":[
       {"type":"string","field":"id"},{"type":"int64","name":"io.debezium.time.NanoTimestamp","field":"seen"}]}]},
       "payload":{"before":null,"after":{"id":"0b0e0c1a-1111-4222-8333-444455556666","seen":1706702400123456789},"op":"c","source":{"lsn":5,"ts_ms":1}}}`;
-    const result = decode(record('pda.public.companies', '{"id":"0b0e0c1a-1111-4222-8333-444455556666"}', value));
+    const result = decode(
+      record('pda.public.companies', '{"id":"0b0e0c1a-1111-4222-8333-444455556666"}', value),
+    );
     expect(result.type === 'change' && result.change.kind === 'upsert' && result.change.row.seen).toBe(
       '2024-01-31T12:00:00.123456Z',
     );
   });
 
   it('incremental snapshot read without an LSN gets position 0 (fills, never overwrites)', () => {
-    const value = JSON.stringify({ after: { id: '0b0e0c1a-1111-4222-8333-444455556666', name: 'n' }, op: 'r', source: { ts_ms: 3 } });
-    const result = decode(record('pda.public.companies', '{"id":"0b0e0c1a-1111-4222-8333-444455556666"}', value));
+    const value = JSON.stringify({
+      after: { id: '0b0e0c1a-1111-4222-8333-444455556666', name: 'n' },
+      op: 'r',
+      source: { ts_ms: 3 },
+    });
+    const result = decode(
+      record('pda.public.companies', '{"id":"0b0e0c1a-1111-4222-8333-444455556666"}', value),
+    );
     expect(result.type === 'change' && result.change.position).toEqual({ lsn: 0, tsMs: 3 });
   });
 });

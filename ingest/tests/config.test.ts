@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config.ts';
+
+const base = { INGEST_KAFKA_BROKERS: '127.0.0.1:59092', INGEST_DATA_DIR: '/tmp/x' };
+
+describe('parseConfig', () => {
+  it('applies defaults and freezes', () => {
+    const config = parseConfig(base);
+    expect(config).toMatchObject({
+      INGEST_KAFKA_BROKERS: ['127.0.0.1:59092'],
+      INGEST_GROUP_ID: 'pda-ingest',
+      INGEST_TOPIC_PREFIX: 'pda',
+      INGEST_ADMIN_PORT: 9464,
+      INGEST_MAX_BATCH_EVENTS: 20_000,
+      INGEST_FROM_BEGINNING: true,
+      INGEST_DECIMAL_MODE: 'precise',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.INGEST_KAFKA_BROKERS)).toBe(true);
+  });
+
+  it('parses lists, numbers and booleans from strings', () => {
+    const config = parseConfig({
+      ...base,
+      INGEST_KAFKA_BROKERS: 'a:1, b:2',
+      INGEST_ADMIN_PORT: '0',
+      INGEST_FROM_BEGINNING: 'false',
+      INGEST_READY_MAX_LAG: '5',
+    });
+    expect(config.INGEST_KAFKA_BROKERS).toEqual(['a:1', 'b:2']);
+    expect(config.INGEST_ADMIN_PORT).toBe(0);
+    expect(config.INGEST_FROM_BEGINNING).toBe(false);
+    expect(config.INGEST_READY_MAX_LAG).toBe(5);
+  });
+
+  it.each([
+    [{ INGEST_DATA_DIR: '/x' }, /INGEST_KAFKA_BROKERS/],
+    [{ ...base, INGEST_KAFKA_BROKERS: 'localhost' }, /host:port/],
+    [{ ...base, INGEST_ADMIN_PORT: '70000' }, /INGEST_ADMIN_PORT/],
+    [{ ...base, INGEST_MAX_BATCH_EVENTS: 'lots' }, /INGEST_MAX_BATCH_EVENTS/],
+    [{ ...base, INGEST_LOG_LEVEL: 'loud' }, /INGEST_LOG_LEVEL/],
+    [{ ...base, INGEST_DECIMAL_MODE: 'double' }, /INGEST_DECIMAL_MODE/],
+  ])('rejects %j with one line naming the variable', (env, message) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(message);
+    try {
+      parseConfig(env);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+});

@@ -1,0 +1,35 @@
+/** Runs records through the real decode → apply pipeline into a data directory (one store per call). */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProjectionStore } from '@pda/projections';
+import { pino } from 'pino';
+import { createPipeline } from '../../src/apply/pipeline.ts';
+import { createDecoder, type RawRecord } from '../../src/decode/index.ts';
+import { createMetrics } from '../../src/ops/metrics.ts';
+
+export const tempDataDir = (name = 'ingest-test-') => mkdtempSync(join(tmpdir(), name));
+
+export function applyRecords(dataDir: string, records: readonly RawRecord[], batchSize = 10_000) {
+  const store = ProjectionStore.open({ dataDir });
+  const metrics = createMetrics();
+  const pipeline = createPipeline({
+    decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes: () => undefined }),
+    sink: store,
+    metrics,
+    logger: pino({ level: 'silent' }),
+  });
+  try {
+    const totals = { applied: 0, skipped: 0, deadLettered: 0, ignored: 0 };
+    for (let i = 0; i < records.length; i += batchSize) {
+      const s = pipeline.process(records.slice(i, i + batchSize));
+      totals.applied += s.applied;
+      totals.skipped += s.skipped;
+      totals.deadLettered += s.deadLettered;
+      totals.ignored += s.ignored;
+    }
+    return { totals, metrics };
+  } finally {
+    store.close();
+  }
+}
