@@ -48,6 +48,20 @@ describe('generateCompanyData', () => {
     expect(collect('42')).toEqual(rows);
   });
 
+  it('keeps the documented demo ids of seed 42 (change on purpose only, and say so in the commit)', () => {
+    expect(t.companies.map((c) => `${c.id} ${c.name}`)).toEqual([
+      'b19016d8-3619-44c5-85e3-4f7c5b8430ac Northern Edge Property Services',
+      '2a35846b-935a-4ece-8d8b-b52c099c1c64 Blizzard Snow Management',
+      'ba1991de-7663-441d-aa6b-492488caf101 Polar Bear Gartenbau',
+    ]);
+    expect(t.sites[0]).toMatchObject({
+      id: 'e092b9e0-2e96-4069-bcc7-c470af78a830',
+      latitude: '42.424354',
+      longitude: '-71.017305',
+      geocoded_at: '2025-02-13T02:39:14.509332Z',
+    });
+  });
+
   it('gives different rows for a different seed', () => {
     const other = byTable(collect(43));
     const ids = new Set(t.sites.map((s) => s.id));

@@ -1,10 +1,11 @@
 // A company's profile: everything its rows depend on, derived from (seed, company index) alone so
 // any table of any company can be generated independently of the others.
-import type { LineOfBusiness } from './catalogue-templates.ts';
+
 import { CITIES, type City, type Country, CURRENCY_BY_COUNTRY } from './geo.ts';
+import { COMPANY_NAME_PARTS } from './place-words.ts';
 import { deriveKey, hashString, Rng } from './prng.ts';
 import type { CompanyRow } from './rows.ts';
-import { COMPANY_NAME_PARTS } from './words.ts';
+import type { LineOfBusiness } from './service-templates.ts';
 
 export interface CompanyProfile {
   /** stream key of this company; tables derive their own keys from it */

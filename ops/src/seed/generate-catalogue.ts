@@ -1,15 +1,12 @@
 // Services, equipment categories, equipment and consumables of one company.
-import {
-  CATEGORY_TEMPLATES,
-  type ChargeType,
-  CONSUMABLE_TEMPLATES,
-  RATE_RANGES,
-  SERVICE_TEMPLATES,
-} from './catalogue-templates.ts';
+
 import type { CompanyProfile } from './company-profile.ts';
+import { CONSUMABLE_TEMPLATES } from './consumable-templates.ts';
+import { CATEGORY_TEMPLATES } from './equipment-templates.ts';
 import { priceBetween, shareOf } from './money.ts';
 import { deriveKey, rowId, rowRng } from './prng.ts';
 import type { ConsumableRow, EquipmentCategoryRow, EquipmentRow, ServiceRow } from './rows.ts';
+import { type ChargeType, RATE_RANGES, SERVICE_TEMPLATES } from './service-templates.ts';
 import { initials, singular } from './text.ts';
 
 /** The templates of a company's lines of business, in a stable order. */

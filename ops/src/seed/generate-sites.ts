@@ -2,22 +2,19 @@
 import type { CompanyProfile } from './company-profile.ts';
 import { formatMicrodegrees, phoneNumber, postalCode } from './geo.ts';
 import { centsToDecimal } from './money.ts';
-import { deriveKey, type Rng, rowId, rowRng } from './prng.ts';
-import type { SiteContactRow, SiteRow } from './rows.ts';
-import { slug } from './text.ts';
+import { CONTACT_ROLES, FIRST_NAMES, LAST_NAMES, PHONE_TYPES } from './people-words.ts';
 import {
-  CONTACT_ROLES,
   COORDINATE_ACCURACIES,
-  FIRST_NAMES,
-  LAST_NAMES,
   NOTE_SENTENCES,
   NUMBER_FIRST,
-  PHONE_TYPES,
   SITE_AREAS_SUFFIX,
   SITE_KINDS,
   SITE_NAME_PARTS,
   STREETS,
-} from './words.ts';
+} from './place-words.ts';
+import { deriveKey, type Rng, rowId, rowRng } from './prng.ts';
+import type { SiteContactRow, SiteRow } from './rows.ts';
+import { slug } from './text.ts';
 
 // geocoded_at falls in 2023-01-01 .. 2025-07-01 UTC, with microseconds (timestamptz precision) so
 // consumers see real fractional seconds.
