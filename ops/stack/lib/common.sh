@@ -42,6 +42,7 @@ die() {
 }
 
 # Poll `cmd` until it succeeds or `timeout` seconds pass; never a fixed sleep standing in for readiness.
+# `what` is logged on success when non-empty.
 wait_until() {
   local timeout="$1" what="$2"
   shift 2
@@ -52,7 +53,7 @@ wait_until() {
     fi
     sleep 0.5
   done
-  log "$what ready"
+  [[ -z "$what" ]] || log "$what"
 }
 
 pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }

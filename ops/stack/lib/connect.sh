@@ -45,7 +45,7 @@ connect_plugins_ready() {
 
 connect_start() {
   if running_pid connect >/dev/null; then
-    wait_until "$PDA_STACK_TIMEOUT" "connect" connect_plugins_ready || die "Kafka Connect runs but its REST API does not list the Debezium plugin; see $CONNECT_LOG"
+    wait_until "$PDA_STACK_TIMEOUT" "connect ready" connect_plugins_ready || die "Kafka Connect runs but its REST API does not list the Debezium plugin; see $CONNECT_LOG"
     return 0
   fi
   require_free_port "$PDA_CONNECT_PORT" PDA_CONNECT_PORT
@@ -94,8 +94,21 @@ connector_register() {
     local code="${response##*$'\n'}"
     [[ "$code" == 200 || "$code" == 201 ]] ||
       die "connector registration rejected (HTTP $code): $(printf '%s' "${response%$'\n'*}" | jq -r '.message // .' 2>/dev/null | head -c 400)"
+    # A changed config does not restart a FAILED task by itself.
+    [[ "$code" == 200 ]] && connector_restart
+  elif [[ "$(connector_states || true)" == *FAILED* ]]; then
+    # Failed earlier (PostgreSQL was away, say): one restart before judging it.
+    connector_restart
   fi
   connector_wait_running
+}
+
+connector_restart() {
+  log "restarting connector $PDA_CONNECTOR_NAME and its task"
+  # Connect marks connector and tasks RESTARTING before answering, so no stale FAILED is read next.
+  curl -fsS -m 30 -X POST -o /dev/null \
+    "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/restart?includeTasks=true&onlyFailed=false" ||
+    die "Kafka Connect refused to restart connector $PDA_CONNECTOR_NAME"
 }
 
 connector_wait_running() {

@@ -67,7 +67,7 @@ kafka_ready() { [[ "$(kafka_broker_count 2>/dev/null)" -ge 1 ]]; }
 
 kafka_start() {
   if running_pid kafka >/dev/null; then
-    wait_until "$PDA_STACK_TIMEOUT" "kafka" kafka_ready || die "Kafka runs but does not answer on port $PDA_KAFKA_PORT; see $KAFKA_LOG"
+    wait_until "$PDA_STACK_TIMEOUT" "kafka ready" kafka_ready || die "Kafka runs but does not answer on port $PDA_KAFKA_PORT; see $KAFKA_LOG"
     return 0
   fi
   require_free_port "$PDA_KAFKA_PORT" PDA_KAFKA_PORT

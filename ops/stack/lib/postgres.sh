@@ -81,7 +81,7 @@ pg_start() {
   ensure_postgres_installed
   pg_init_cluster
   if pg_running; then
-    wait_until "$PDA_STACK_TIMEOUT" "postgres" pg_ready || die "PostgreSQL runs but does not answer on port $PDA_PG_PORT; see $PG_LOG"
+    wait_until "$PDA_STACK_TIMEOUT" "postgres ready" pg_ready || die "PostgreSQL runs but does not answer on port $PDA_PG_PORT; see $PG_LOG"
     return 0
   fi
   require_free_port "$PDA_PG_PORT" PDA_PG_PORT
@@ -95,7 +95,7 @@ pg_start() {
   # -w waits until the server accepts connections (pg_ctl polls; no fixed sleep).
   pg_as_owner "$PDA_PG_BINDIR/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t "$PDA_STACK_TIMEOUT" start >/dev/null ||
     die "PostgreSQL did not start; see $PG_LOG"
-  wait_until "$PDA_STACK_TIMEOUT" "postgres" pg_ready || die "PostgreSQL does not answer on port $PDA_PG_PORT; see $PG_LOG"
+  wait_until "$PDA_STACK_TIMEOUT" "postgres ready" pg_ready || die "PostgreSQL does not answer on port $PDA_PG_PORT; see $PG_LOG"
 }
 
 # Idempotent: roles, database, schema, publication. Cheap enough to run on every `up`.
