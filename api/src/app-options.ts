@@ -1,0 +1,10 @@
+import type { Config } from './config.ts';
+
+/** What buildApp hands every autoloaded plugin and route file. */
+export interface AppOptions {
+  readonly config: Config;
+  /** Wall clock in ms (injected so tests can move time for expiry and revocation). */
+  readonly now: () => number;
+  /** The OpenAPI document to serve (tests may point at a copy). */
+  readonly contractFile?: string | undefined;
+}

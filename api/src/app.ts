@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autoload from '@fastify/autoload';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { AppOptions } from './app-options.ts';
+import type { Config } from './config.ts';
+import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
+import { ApiError } from './http/api-error.ts';
+import { parseQueryString } from './http/query-string.ts';
+import { sendProblem } from './http/send-problem.ts';
+
+/**
+ * Builds the api (no listening: server.ts does that). Shared services are named plugins under
+ * plugins/ (config, contract, projections, problems, auth, ...) and routes are one file per
+ * resource under routes/, both loaded by @fastify/autoload; a new plugin (rate limiting,
+ * under-pressure) is a new file in plugins/ declaring its dependencies.
+ */
+
+export interface AppDeps {
+  readonly now?: () => number;
+  /** Fastify logger option: pino options, an existing logger instance, or false. */
+  readonly logger?: FastifyServerOptions['logger'];
+  readonly loggerInstance?: FastifyServerOptions['loggerInstance'];
+  readonly contractFile?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route added (HEAD excluded), in OpenAPI path form. */
+    routeInventory: readonly RouteEntry[];
+  }
+}
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const loggerOptions = deps.loggerInstance
+    ? { loggerInstance: deps.loggerInstance }
+    : {
+        logger: deps.logger ?? {
+          level: config.logLevel,
+          // Fastify logs no headers by default; if someone adds them, the key must never appear.
+          redact: ['req.headers.authorization', 'headers.authorization'],
+        },
+      };
+  const app = Fastify({
+    ...loggerOptions,
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    // No request needs a body: keep whatever a client sends small.
+    bodyLimit: 1024,
+    routerOptions: { querystringParser: parseQueryString, maxParamLength: 200 },
+    ajv: {
+      // Unknown query parameters must be reported, not silently stripped (Fastify's default).
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+    // A path that is not valid percent-encoding never reaches a route: answer it like any 400.
+    frameworkErrors: (error, request, reply) => {
+      request.log.info({ code: error.code }, 'malformed request');
+      sendProblem(request, reply, new ApiError('bad_request', 'The request URL is malformed.'));
+    },
+  });
+
+  const routes = collectRoutes(app);
+  app.decorate('routeInventory', routes);
+  app.addHook('onReady', async () => {
+    const mismatch = inventoryMismatch(routes, app.contract);
+    if (mismatch.length > 0) throw new Error(`routes do not match the contract: ${mismatch.join('; ')}`);
+  });
+
+  const options: AppOptions = { config, now: deps.now ?? Date.now, contractFile: deps.contractFile };
+  await app.register(autoload, {
+    dir: fileURLToPath(new URL('./plugins', import.meta.url)),
+    options,
+    ignorePattern: /\.test\.ts$/,
+  });
+  await app.register(autoload, {
+    dir: fileURLToPath(new URL('./routes', import.meta.url)),
+    options,
+    dirNameRoutePrefix: false,
+    ignorePattern: /\.test\.ts$/,
+  });
+  return app;
+}

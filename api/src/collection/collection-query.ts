@@ -1,0 +1,83 @@
+import { invalidParameter } from '../http/api-error.ts';
+import type { Resource } from '../resources/resource.ts';
+import { parseFields, parseInclude } from './members.ts';
+import { type ParsedSort, parseSort } from './sort.ts';
+
+/**
+ * The collection parameters of a request, after the contract's schema has checked their shape:
+ * here their meaning is checked and normalised (every failure names its parameter).
+ */
+
+export const MAX_LIMIT = 200;
+/**
+ * filter[updated_since] is widened by this overlap (DESIGN.md §6): it covers clock skew between
+ * the partner and us and a change time assigned just before a commit that became visible after
+ * the partner's run started. Duplicates are allowed, misses are not.
+ */
+export const UPDATED_SINCE_OVERLAP_MS = 60_000;
+
+export interface CollectionQuery {
+  readonly limit: number;
+  readonly sort: ParsedSort;
+  readonly include: ReadonlySet<string>;
+  readonly fields: ReadonlySet<string> | null;
+  /** Canonical filters for the cursor binding ('' when none). */
+  readonly filters: string;
+  readonly changedSinceUs: number | undefined;
+  readonly cursor: string | undefined;
+  /** The parameters as given (normalised), carried into links. */
+  readonly raw: {
+    readonly sort: string | undefined;
+    readonly include: string | undefined;
+    readonly fields: string | undefined;
+    readonly updatedSince: string | undefined;
+  };
+}
+
+export function parseCollectionQuery(query: Record<string, unknown>, resource: Resource): CollectionQuery {
+  const sort = text(query, 'sort');
+  const include = text(query, 'include');
+  const fields = text(query, `fields[${resource.name}]`);
+  const updatedSince = text(query, 'filter[updated_since]');
+  let changedSinceUs: number | undefined;
+  let filters = '';
+  if (updatedSince !== undefined) {
+    const ms = Date.parse(updatedSince);
+    if (!Number.isFinite(ms)) {
+      throw invalidParameter('filter[updated_since]', 'must be an RFC 3339 date-time with a time zone');
+    }
+    changedSinceUs = (ms - UPDATED_SINCE_OVERLAP_MS) * 1000;
+    filters = `updated_since=${ms}`;
+  }
+  return {
+    limit: clampLimit(query.limit),
+    sort: parseSort(sort),
+    include: parseInclude(include, resource),
+    fields: parseFields(fields, resource),
+    filters,
+    changedSinceUs,
+    cursor: text(query, 'cursor'),
+    raw: { sort, include, fields, updatedSince },
+  };
+}
+
+/** The spec clamps rather than rejects: above 200 → 200, below 1 → 1; not an integer → 400. */
+export function clampLimit(value: unknown): number {
+  if (value === undefined) return 50;
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw invalidParameter('limit', 'must be an integer');
+  return Math.min(MAX_LIMIT, Math.max(1, value));
+}
+
+/** Only item parameters: include and fields. */
+export function parseItemQuery(query: Record<string, unknown>, resource: Resource) {
+  const include = parseInclude(text(query, 'include'), resource);
+  return { include, fields: parseFields(text(query, `fields[${resource.name}]`), resource) };
+}
+
+function text(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalidParameter(name, 'must be given once');
+  return value;
+}

@@ -1,0 +1,78 @@
+import { type KeysetPosition, type PageTableRows, readPage, type SortKey } from '@pda/projections';
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { Resource } from '../resources/resource.ts';
+import { parseCollectionQuery } from './collection-query.ts';
+import { type CursorBinding, type CursorPosition, signCursor, verifyCursor } from './cursor.ts';
+import { requireIncludeScopes } from './include-scopes.ts';
+import { pageUrl } from './links.ts';
+import { selectMembers } from './members.ts';
+
+/**
+ * A collection endpoint: one keyset page of the tenant's company file, `{ data, meta, links }`.
+ * links.next continues after the last row, links.prev goes back before the first; both carry the
+ * sort, filters, include, fields and limit of this request plus a signed cursor.
+ */
+export function listHandler(app: FastifyInstance, resource: Resource): RouteHandlerMethod {
+  return async (request) => {
+    const tenant = request.tenant!;
+    const path = request.routeOptions.config.operation!.path;
+    const query = parseCollectionQuery(request.query as Record<string, unknown>, resource);
+    requireIncludeScopes(tenant, resource, query.include);
+    const binding: CursorBinding = {
+      c: tenant.company.id,
+      r: resource.name,
+      s: query.sort.canonical,
+      f: query.filters,
+    };
+    const secret = app.config.cursorSecret;
+    const at = query.cursor ? verifyCursor(secret, query.cursor, binding, query.sort.keys.length) : undefined;
+
+    const handle = app.projections.company(tenant.company.id);
+    const page = readPage(handle, resource.table, {
+      sort: query.sort.keys,
+      limit: query.limit,
+      direction: at?.direction ?? 'after',
+      position: at?.position,
+      changedSinceUs: query.changedSinceUs,
+    });
+    const data = resource
+      .present(handle, page.rows as PageTableRows[typeof resource.table][], query.include)
+      .map((json) => selectMembers(json, query.fields, query.include));
+
+    const link = (cursor: string | undefined) =>
+      pageUrl(app.config.publicBaseUrl, path, [
+        [`fields[${resource.name}]`, query.raw.fields],
+        ['filter[updated_since]', query.raw.updatedSince],
+        ['include', query.raw.include],
+        ['sort', query.raw.sort],
+        ['limit', String(query.limit)],
+        ['cursor', cursor],
+      ]);
+    const cursorAt = (position: CursorPosition) => link(signCursor(secret, binding, position));
+    const first = page.rows[0];
+    const last = page.rows[page.rows.length - 1];
+    const positionOf = (row: object) => keysetPosition(row, query.sort.keys);
+
+    let next: string | null;
+    let prev: string | null;
+    if (at?.direction === 'before') {
+      // Came back from a later page: rows follow this one (at least the page we came from).
+      next = last ? cursorAt({ direction: 'after', position: positionOf(last) }) : link(undefined);
+      prev = page.hasMore && first ? cursorAt({ direction: 'before', position: positionOf(first) }) : null;
+    } else {
+      next = page.hasMore && last ? cursorAt({ direction: 'after', position: positionOf(last) }) : null;
+      // The first page has nothing before it; a later page goes back before its first row.
+      prev = at ? cursorAt({ direction: 'before', position: first ? positionOf(first) : at.position }) : null;
+    }
+    return {
+      data,
+      meta: { page: { limit: query.limit, has_more: next !== null } },
+      links: { self: link(query.cursor), next, prev },
+    };
+  };
+}
+
+function keysetPosition(row: object, keys: readonly SortKey[]): KeysetPosition {
+  const values = row as Record<string, unknown>;
+  return keys.map((key) => String(values[key.column]));
+}

@@ -1,0 +1,50 @@
+import { invalidParameter } from '../http/api-error.ts';
+import type { Json, Resource } from '../resources/resource.ts';
+
+/** `include` (≤ 5 relations, only the resource's own) and `fields[<resource>]` (sparse members). */
+
+export const MAX_INCLUDES = 5;
+
+export function parseInclude(value: string | undefined, resource: Resource): ReadonlySet<string> {
+  if (value === undefined) return new Set();
+  const names = value.split(',');
+  if (names.length > MAX_INCLUDES) {
+    throw invalidParameter('include', `at most ${MAX_INCLUDES} relations may be included`);
+  }
+  const allowed = Object.keys(resource.relations);
+  for (const name of names) {
+    if (!allowed.includes(name)) {
+      const hint =
+        allowed.length > 0 ? `allowed: ${allowed.join(', ')}` : `${resource.name} has no relations`;
+      throw invalidParameter('include', `unknown relation ${JSON.stringify(name.slice(0, 50))}; ${hint}`);
+    }
+  }
+  return new Set(names);
+}
+
+/** null = every member. Relation names are accepted; a relation is present only when included. */
+export function parseFields(value: string | undefined, resource: Resource): ReadonlySet<string> | null {
+  if (value === undefined) return null;
+  const parameter = `fields[${resource.name}]`;
+  const names = value.split(',');
+  for (const name of names) {
+    if (!resource.fields.includes(name)) {
+      throw invalidParameter(parameter, `unknown field ${JSON.stringify(name.slice(0, 50))}`);
+    }
+  }
+  return new Set(names);
+}
+
+/** Keeps `id`, the listed members and every included relation (spec: fields never drops an include). */
+export function selectMembers(
+  json: Json,
+  fields: ReadonlySet<string> | null,
+  include: ReadonlySet<string>,
+): Json {
+  if (fields === null) return json;
+  const selected: Json = {};
+  for (const [name, value] of Object.entries(json)) {
+    if (name === 'id' || fields.has(name) || include.has(name)) selected[name] = value;
+  }
+  return selected;
+}

@@ -1,0 +1,97 @@
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/**
+ * The api's configuration: API_* environment variables parsed once at start-up (main.ts), frozen
+ * and passed down. Nothing below main.ts reads process.env.
+ */
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().min(1);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const schema = z.object({
+  API_DATA_DIR: z.string().min(1, 'API_DATA_DIR is required (the directory holding control.sqlite)'),
+  API_HOST: z.string().min(1).default('127.0.0.1'),
+  API_PORT: port.default(8080),
+  API_PUBLIC_BASE_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'API_PUBLIC_BASE_URL must be an absolute http(s) URL' }).optional(),
+  ),
+  API_CURSOR_SECRET: z.string().min(32, 'API_CURSOR_SECRET must be at least 32 characters'),
+  API_RATE_LIMIT_MAX: positiveInt.default(600),
+  API_RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
+  API_REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  API_MAX_OPEN_COMPANIES: positiveInt.default(256),
+  API_REOPEN_CHECK_MS: z.coerce.number().int().min(0).default(1_000),
+  API_HEALTH_MAX_STALENESS_S: z.coerce.number().positive().optional(),
+  API_BUILD_INFO_FILE: z
+    .string()
+    .min(1)
+    .default(fileURLToPath(new URL('../build-info.json', import.meta.url))),
+  API_TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+});
+
+export interface Config {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  /** Origin (and optional path prefix) of links.*, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  readonly cursorSecret: string;
+  readonly rateLimit: {
+    readonly max: number;
+    readonly windowMs: number;
+    readonly redisUrl: string | undefined;
+  };
+  readonly logLevel: string;
+  /** Bound of the LRU of open company files. */
+  readonly maxOpenCompanies: number;
+  /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */
+  readonly reopenCheckMs: number;
+  /** Health reports projections `degraded` when ingest's last batch is older; undefined = not judged. */
+  readonly healthMaxStalenessSeconds: number | undefined;
+  readonly buildInfoFile: string;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function parseConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid api configuration: ${problems.join('; ')}`);
+  }
+  const e = result.data;
+  const base =
+    e.API_PUBLIC_BASE_URL ??
+    `http://${e.API_HOST.includes(':') ? `[${e.API_HOST}]` : e.API_HOST}:${e.API_PORT}`;
+  const config: Config = {
+    dataDir: e.API_DATA_DIR,
+    host: e.API_HOST,
+    port: e.API_PORT,
+    publicBaseUrl: base.replace(/\/+$/, ''),
+    cursorSecret: e.API_CURSOR_SECRET,
+    rateLimit: Object.freeze({
+      max: e.API_RATE_LIMIT_MAX,
+      windowMs: e.API_RATE_LIMIT_WINDOW_MS,
+      redisUrl: e.API_REDIS_URL,
+    }),
+    logLevel: e.API_LOG_LEVEL,
+    maxOpenCompanies: e.API_MAX_OPEN_COMPANIES,
+    reopenCheckMs: e.API_REOPEN_CHECK_MS,
+    healthMaxStalenessSeconds: e.API_HEALTH_MAX_STALENESS_S,
+    buildInfoFile: e.API_BUILD_INFO_FILE,
+    trustProxy: e.API_TRUST_PROXY,
+  };
+  return Object.freeze(config);
+}

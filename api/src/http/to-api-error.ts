@@ -1,0 +1,63 @@
+import { ProjectionError } from '@pda/projections';
+import { ApiError } from './api-error.ts';
+import { validationError } from './validation-error.ts';
+
+/**
+ * Every error that reaches the error handler becomes one of the catalogued codes. `log` says how
+ * loud: client mistakes are not logged as errors; our own failures are, with the stack (logs only —
+ * a problem document never carries internals).
+ */
+
+export interface MappedError {
+  readonly apiError: ApiError;
+  readonly log: 'error' | 'warn' | undefined;
+}
+
+interface FrameworkError {
+  statusCode?: number;
+  code?: string;
+  validation?: unknown[];
+  validationContext?: string;
+}
+
+export function toApiError(error: unknown): MappedError {
+  if (error instanceof ApiError) {
+    return { apiError: error, log: error.status >= 500 ? 'error' : undefined };
+  }
+  if (error instanceof ProjectionError) {
+    // Missing, older or newer than this build understands (a rebuild in progress, or an ingest
+    // upgrade ahead of the api): never a wrong answer, a retriable 503.
+    return {
+      apiError: new ApiError('service_unavailable', 'The data is temporarily unavailable; retry shortly.'),
+      log: error.code === 'projection_too_new' ? 'error' : 'warn',
+    };
+  }
+  const framework = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError;
+  if (Array.isArray(framework.validation)) {
+    return {
+      apiError: validationError(
+        framework.validation as Parameters<typeof validationError>[0],
+        framework.validationContext,
+      ),
+      log: undefined,
+    };
+  }
+  const status = framework.statusCode;
+  if (status === 429) {
+    return {
+      apiError: new ApiError('rate_limit_exceeded', 'Rate limit exceeded; retry later.'),
+      log: undefined,
+    };
+  }
+  if (status === 503) {
+    return {
+      apiError: new ApiError('service_unavailable', 'The service is overloaded; retry shortly.'),
+      log: 'warn',
+    };
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    // Fastify's own client errors (bad URL, body on a GET, unsupported media type ...).
+    return { apiError: new ApiError('bad_request', 'The request is malformed.'), log: undefined };
+  }
+  return { apiError: new ApiError('internal_error', 'An unexpected error occurred.'), log: 'error' };
+}

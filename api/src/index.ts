@@ -1,0 +1,4 @@
+export { type AppDeps, buildApp } from './app.ts';
+export { type Config, ConfigError, parseConfig } from './config.ts';
+export { CONTRACT_FILE, loadContract } from './contract/load-contract.ts';
+export { startServer } from './server.ts';

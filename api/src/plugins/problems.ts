@@ -1,0 +1,49 @@
+import fp from 'fastify-plugin';
+import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { MALFORMED_PARAMETERS, type ParsedQuery } from '../http/query-string.ts';
+import { sendProblem, setStandardHeaders } from '../http/send-problem.ts';
+import { toApiError } from '../http/to-api-error.ts';
+
+/**
+ * Every answer that is not a success is a problem document (DESIGN.md §4): the error handler, the
+ * not-found handler (404 for unknown paths, 405 + Allow for a wrong method on a known path) and
+ * the check for query strings that are not valid percent-encoded UTF-8.
+ */
+export default fp(
+  async (app) => {
+    app.addHook('onRequest', async (request, reply) => {
+      setStandardHeaders(request, reply);
+    });
+
+    app.addHook('preValidation', async (request) => {
+      const malformed = (request.query as ParsedQuery | undefined)?.[MALFORMED_PARAMETERS];
+      if (malformed && malformed.length > 0) {
+        throw invalidParameter(malformed[0]!, 'is not valid percent-encoded UTF-8');
+      }
+    });
+
+    app.setErrorHandler((error, request, reply) => {
+      const { apiError, log } = toApiError(error);
+      if (log === 'error') request.log.error({ err: error }, 'request failed');
+      else if (log === 'warn') request.log.warn({ err: error }, `request refused: ${apiError.code}`);
+      return sendProblem(request, reply, apiError);
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?', 1)[0] ?? '';
+      const known = app.contract.paths.find((entry) => entry.matcher.test(path));
+      if (known && request.method !== 'GET' && request.method !== 'HEAD') {
+        const allow = 'GET, HEAD';
+        return sendProblem(
+          request,
+          reply,
+          new ApiError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}.`, {
+            headers: { allow },
+          }),
+        );
+      }
+      return sendProblem(request, reply, new ApiError('not_found', 'No such path.'));
+    });
+  },
+  { name: 'pda-problems', fastify: '5.x', dependencies: ['pda-contract'] },
+);

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { contractRoute } from '../http/contract-route.ts';
+import { projectionsHealth } from '../projections/projections-health.ts';
+
+/**
+ * GET /v1/health: no credential, no tenant data. 200 when every check is ok, 503 otherwise (the
+ * body is the health result either way, so probes and people read the same document).
+ */
+export default async function healthRoutes(app: FastifyInstance): Promise<void> {
+  app.route(
+    contractRoute(app, 'getHealth', async (request, reply) => {
+      const projections = projectionsHealth(
+        app.projections,
+        app.clock(),
+        app.config.healthMaxStalenessSeconds,
+      );
+      if (projections.status === 'down') {
+        request.log.warn({ err: projections.error }, 'health: projections unreadable');
+      }
+      const status = projections.status;
+      reply.code(status === 'ok' ? 200 : 503);
+      return {
+        status,
+        checks: { projections: projections.status },
+        staleness_seconds: projections.stalenessSeconds,
+      };
+    }),
+  );
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { contractRoute } from '../http/contract-route.ts';
+
+/** GET /v1/me: the calling key (never the key itself, only its identifier) and its company. */
+export default async function meRoutes(app: FastifyInstance): Promise<void> {
+  app.route(
+    contractRoute(app, 'getMe', async (request) => {
+      const { key, company } = request.tenant!;
+      return {
+        data: {
+          api_key: {
+            id: key.id,
+            name: key.name,
+            identifier: `${key.prefix}…${key.lastFour}`,
+            scopes: key.scopes,
+            expires_at: key.expiresAt,
+            revokes_at: key.revokesAt,
+          },
+          company: { id: company.id, name: company.name, currency: company.currency },
+        },
+      };
+    }),
+  );
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { type Config, parseConfig } from '../../src/config.ts';
+
+export const TEST_BASE_URL = 'https://api.test.example';
+export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
+
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return parseConfig({
+    API_DATA_DIR: dataDir,
+    API_CURSOR_SECRET: TEST_CURSOR_SECRET,
+    API_PUBLIC_BASE_URL: TEST_BASE_URL,
+    API_REOPEN_CHECK_MS: '0',
+    API_BUILD_INFO_FILE: '/nonexistent/build-info.json',
+    ...env,
+  });
+}
+
+export async function testApp(
+  dataDir: string,
+  options: { env?: Record<string, string>; now?: () => number } = {},
+): Promise<FastifyInstance> {
+  const app = await buildApp(testConfig(dataDir, options.env), {
+    logger: false,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await app.ready();
+  return app;
+}
+
+export function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` };
+}
