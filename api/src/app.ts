@@ -5,9 +5,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppOptions } from './app-options.ts';
 import type { Config } from './config.ts';
 import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
-import { ApiError } from './http/api-error.ts';
+import { answerMalformedUrl } from './http/framework-error.ts';
 import { parseQueryString } from './http/query-string.ts';
-import { sendProblem } from './http/send-problem.ts';
 
 /**
  * Builds the api (no listening: server.ts does that). Shared services are named plugins under
@@ -54,8 +53,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
     // A path that is not valid percent-encoding never reaches a route: answer it like any 400.
     frameworkErrors: (error, request, reply) => {
-      request.log.info({ code: error.code }, 'malformed request');
-      sendProblem(request, reply, new ApiError('bad_request', 'The request URL is malformed.'));
+      request.log.info({ code: error.code }, 'malformed request URL');
+      void answerMalformedUrl(app, request, reply);
     },
   });
 

@@ -32,6 +32,7 @@ const schema = z.object({
     .string()
     .min(1)
     .default(fileURLToPath(new URL('../build-info.json', import.meta.url))),
+  API_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1_000),
   API_TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -59,6 +60,8 @@ export interface Config {
   readonly healthMaxStalenessSeconds: number | undefined;
   readonly buildInfoFile: string;
   readonly trustProxy: boolean;
+  /** @fastify/under-pressure: 503 when the event loop lags more than this (0 = off). */
+  readonly underPressure: { readonly maxEventLoopDelayMs: number; readonly retryAfterSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -92,6 +95,10 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     healthMaxStalenessSeconds: e.API_HEALTH_MAX_STALENESS_S,
     buildInfoFile: e.API_BUILD_INFO_FILE,
     trustProxy: e.API_TRUST_PROXY,
+    underPressure: Object.freeze({
+      maxEventLoopDelayMs: e.API_MAX_EVENT_LOOP_DELAY_MS,
+      retryAfterSeconds: 10,
+    }),
   };
   return Object.freeze(config);
 }
