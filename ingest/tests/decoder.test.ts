@@ -185,3 +185,25 @@ describe('malformed → dead letter with a reason', () => {
     expect(result.type === 'dead-letter' && result.reason).toMatch(reason);
   });
 });
+
+describe('inline schema cache', () => {
+  it('a changed schema on the same topic is parsed afresh (no stale column types)', () => {
+    const row = sampleRow('services', 2, company);
+    const first = encodeEvent({ table: 'services', op: 'c', row, lsn: 1, tsMs: 1 }, { inlineSchema: true });
+    expect(decode(record(first.topic, first.key, first.value)).type).toBe('change');
+    // Same topic, schema now says string-mode decimals: the value must follow the new schema.
+    const second = encodeEvent(
+      { table: 'services', op: 'c', row, lsn: 2, tsMs: 1 },
+      { inlineSchema: true, decimalMode: 'string' },
+    );
+    const result = decode(record(second.topic, second.key, second.value));
+    expect(
+      result.type === 'change' && result.change.kind === 'upsert' && result.change.row.client_rate_amount,
+    ).toBe(row.client_rate_amount);
+    // And back: a cached prefix followed by a different payload shape is still decoded exactly.
+    const third = decode(record(first.topic, first.key, first.value));
+    expect(
+      third.type === 'change' && third.change.kind === 'upsert' && third.change.row.client_rate_amount,
+    ).toBe(row.client_rate_amount);
+  });
+});

@@ -4,12 +4,13 @@
  * with a reason, so one bad message cannot stop its partition.
  */
 import type { Change, Row, SourcePosition, SourceTable } from '@pda/projections';
-import { type ColumnType, columnTypesFromConnectStruct } from './column-type.ts';
+import type { ColumnType } from './column-type.ts';
 import { decodeRow } from './decode-row.ts';
 import type { ValueOptions } from './decode-value.ts';
-import { asObject, readEnvelope, unwrap } from './envelope.ts';
+import { asObject, readEnvelope } from './envelope.ts';
 import { DecodeError, fail } from './errors.ts';
 import { parseExact, parseFast, UnsafeIntegerError } from './exact-json.ts';
+import { SchemaCache } from './schema-cache.ts';
 import { classifyTopic } from './topic.ts';
 import type { DecodeResult, RawRecord } from './types.ts';
 
@@ -32,9 +33,9 @@ function text(bytes: Uint8Array | string, what: string): string {
   }
 }
 
-function parse(raw: string, exact: boolean, what: string): unknown {
+function parse(cache: SchemaCache, slot: string, raw: string, exact: boolean, what: string) {
   try {
-    return exact ? parseExact(raw) : parseFast(raw);
+    return cache.parse(slot, raw, exact ? parseExact : parseFast);
   } catch (error) {
     return fail(`${what} is not valid JSON: ${(error as Error).message.slice(0, 120)}`);
   }
@@ -56,13 +57,15 @@ function position(source: Record<string, unknown>, op: string, tsMs: number | un
 }
 
 function decodeChange(
+  cache: SchemaCache,
+  topic: string,
   table: SourceTable,
   keyText: string | null,
   valueText: string,
   exact: boolean,
   options: DecoderOptions,
 ): DecodeResult {
-  const value = unwrap(parse(valueText, exact, 'value'));
+  const value = parse(cache, `${topic}\u0000value`, valueText, exact, 'value');
   const envelope = readEnvelope(value.payload, value.schema);
   const avsc = options.avscTypes(table);
   const pos = position(envelope.source, envelope.op, envelope.tsMs);
@@ -71,10 +74,10 @@ function decodeChange(
   if (!['c', 'u', 'r', 'd'].includes(envelope.op)) fail(`unknown op '${envelope.op.slice(0, 16)}'`);
 
   if (keyText === null) fail(`op '${envelope.op}' without a message key`);
-  const key = unwrap(parse(keyText, exact, 'key'));
+  const key = parse(cache, `${topic}\u0000key`, keyText, exact, 'key');
   const keyRow: Row = decodeRow(
     asObject(key.payload, 'key'),
-    key.schema ? columnTypesFromConnectStruct(key.schema) : undefined,
+    key.schema ? cache.columnTypes(key.schema) : undefined,
     avsc,
     options,
   ).row;
@@ -83,7 +86,7 @@ function decodeChange(
   if (envelope.op === 'd')
     return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos } };
   if (!envelope.after) fail(`op '${envelope.op}' without 'after'`);
-  const inline = envelope.rowSchema ? columnTypesFromConnectStruct(envelope.rowSchema) : undefined;
+  const inline = envelope.rowSchema ? cache.columnTypes(envelope.rowSchema) : undefined;
   const { row, unavailable } = decodeRow(envelope.after, inline, avsc, options);
   const op = envelope.op as 'c' | 'u' | 'r';
   const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos };
@@ -91,6 +94,7 @@ function decodeChange(
 }
 
 export function createDecoder(options: DecoderOptions): Decoder {
+  const cache = new SchemaCache();
   return (record) => {
     try {
       const topic = classifyTopic(record.topic, options.topicPrefix);
@@ -102,10 +106,10 @@ export function createDecoder(options: DecoderOptions): Decoder {
       if (valueText.length === 0) fail('empty value (neither an event nor a tombstone)');
       const keyText = record.key === null ? null : text(record.key, 'key');
       try {
-        return decodeChange(topic.table, keyText, valueText, false, options);
+        return decodeChange(cache, record.topic, topic.table, keyText, valueText, false, options);
       } catch (error) {
         if (!(error instanceof UnsafeIntegerError)) throw error;
-        return decodeChange(topic.table, keyText, valueText, true, options);
+        return decodeChange(cache, record.topic, topic.table, keyText, valueText, true, options);
       }
     } catch (error) {
       if (error instanceof DecodeError) return { type: 'dead-letter', reason: error.message };
