@@ -4,8 +4,11 @@
 STACK_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPO_ROOT="$(cd "$STACK_HOME/../.." && pwd)"
 
-# shellcheck source=../versions.env
-source "$STACK_HOME/versions.env"
+# The pins: plain KEY=value lines (docker compose --env-file reads the same file). A variable already
+# set in the environment wins, to try another version without editing the file.
+while IFS='=' read -r key value; do
+  [[ "$key" =~ ^PDA_[A-Z0-9_]+$ && -z "${!key:-}" ]] && printf -v "$key" '%s' "$value"
+done <"$STACK_HOME/versions.env"
 
 # Everything below can be overridden from the environment (ops/stack/README.md lists them).
 PDA_STACK_DIR="${PDA_STACK_DIR:-$REPO_ROOT/.stack}"
