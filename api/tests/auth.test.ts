@@ -1,0 +1,199 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { expectProblem } from './support/conformance.ts';
+import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';
+import { bearer, testApp, testConfig } from './support/test-app.ts';
+
+// Authentication and scoping (spec "Authentication", DESIGN.md §4 and §7).
+
+let f: Fixture;
+let app: FastifyInstance;
+beforeAll(async () => {
+  f = createFixture();
+  app = await testApp(f.dataDir);
+});
+afterAll(async () => {
+  await app.close();
+  f.cleanup();
+});
+
+const get = (url: string, headers: Record<string, string> = {}) => app.inject({ url, headers });
+
+/** A problem document without its per-request members, to compare answers. */
+function stable(body: Record<string, unknown>): Record<string, unknown> {
+  const { request_id: _ignored, ...rest } = body;
+  return rest;
+}
+
+describe('missing, malformed and unknown keys: one answer', () => {
+  const cases: [string, Record<string, string>][] = [
+    ['no Authorization header', {}],
+    ['Basic scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['Bearer without a token', { authorization: 'Bearer' }],
+    ['Bearer with an empty token', { authorization: 'Bearer ' }],
+    ['two tokens', { authorization: 'Bearer abc def' }],
+    ['token with forbidden characters', { authorization: 'Bearer svc_pk_<script>' }],
+    ['SQL in the token', { authorization: "Bearer ' OR '1'='1" }],
+    ['huge token', { authorization: `Bearer ${'a'.repeat(10_000)}` }],
+    ['unknown key', { authorization: 'Bearer svc_pk_doesnotexist0000' }],
+    ['the key hash instead of the key', { authorization: `Bearer ${'0'.repeat(64)}` }],
+  ];
+  test.each(cases)('%s → 401 unauthenticated with a Bearer challenge', async (_name, headers) => {
+    const response = await get('/v1/sites', headers);
+    expectProblem(response, 'listSites', 401, 'unauthenticated');
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="public-data-api"/);
+    expect(response.headers['ratelimit-limit']).toBeDefined();
+  });
+
+  test('the body does not tell a missing key from a malformed or an unknown one', async () => {
+    const bodies = await Promise.all(
+      [{}, { authorization: 'Bearer' }, { authorization: 'Bearer svc_pk_unknown' }].map(async (headers) =>
+        stable((await get('/v1/me', headers)).json()),
+      ),
+    );
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
+  });
+
+  test('the scheme name is case-insensitive', async () => {
+    expect((await get('/v1/me', { authorization: `bearer ${f.keys.a}` })).statusCode).toBe(200);
+    expect((await get('/v1/me', { authorization: `BEARER ${f.keys.a}` })).statusCode).toBe(200);
+  });
+
+  test('a key is never accepted in the query string', async () => {
+    const response = await get(`/v1/me?api_key=${f.keys.a}`);
+    expectProblem(response, 'getMe', 401, 'unauthenticated');
+    const withHeader = await get(`/v1/me?api_key=${f.keys.a}`, bearer(f.keys.a));
+    expectProblem(withHeader, 'getMe', 400, 'invalid_parameter');
+    expect(withHeader.json().errors).toEqual([{ parameter: 'api_key', detail: 'unknown query parameter' }]);
+  });
+});
+
+describe('expiry and revocation', () => {
+  test('a key past expires_at → 401 api_key_expired', async () => {
+    const response = await get('/v1/me', bearer(f.keys.expired));
+    expectProblem(response, 'getMe', 401, 'api_key_expired');
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  test('a key past revokes_at → 401 api_key_revoked', async () => {
+    expectProblem(await get('/v1/sites', bearer(f.keys.revoked)), 'listSites', 401, 'api_key_revoked');
+  });
+
+  test('a key in its rotation grace period works until revokes_at, then is refused', async () => {
+    expect((await get('/v1/sites', bearer(f.keys.rotating))).statusCode).toBe(200);
+    const later = await testApp(f.dataDir, { now: () => Date.parse('2999-01-01T00:00:00Z') });
+    expectProblem(
+      await later.inject({ url: '/v1/sites', headers: bearer(f.keys.rotating) }),
+      'listSites',
+      401,
+      'api_key_revoked',
+    );
+    await later.close();
+  });
+});
+
+describe('scopes', () => {
+  test('identity endpoints need a valid key but no scope', async () => {
+    expect((await get('/v1/me', bearer(f.keys.noScopes))).statusCode).toBe(200);
+    expect((await get('/v1/reference/scopes', bearer(f.keys.noScopes))).statusCode).toBe(200);
+  });
+
+  test.each([
+    ['listSites', '/v1/sites'],
+    ['getSite', '/v1/sites/x1'],
+    ['listServices', '/v1/services'],
+    ['getService', '/v1/services/x1'],
+    ['listEquipment', '/v1/equipment'],
+    ['getEquipment', '/v1/equipment/x1'],
+    ['listEquipmentCategories', '/v1/equipment-categories'],
+    ['getEquipmentCategory', '/v1/equipment-categories/x1'],
+    ['listConsumables', '/v1/consumables'],
+    ['getConsumable', '/v1/consumables/x1'],
+  ])('%s without its scope → 403 insufficient_scope (before looking anything up)', async (op, url) => {
+    expectProblem(await get(url, bearer(f.keys.noScopes)), op, 403, 'insufficient_scope');
+  });
+
+  test('include=category also needs equipment-categories:read', async () => {
+    const key = bearer(f.keys.noCategories);
+    expect((await get('/v1/equipment', key)).statusCode).toBe(200);
+    const list = await get('/v1/equipment?include=category', key);
+    expectProblem(list, 'listEquipment', 403, 'insufficient_scope');
+    expect(list.json().detail).toContain('equipment-categories:read');
+    const item = await get(`/v1/equipment/${f.ids.A.equipment[0]}?include=category`, key);
+    expectProblem(item, 'getEquipment', 403, 'insufficient_scope');
+  });
+});
+
+describe('company selection', () => {
+  test('a multi-company key without X-Service-Company → 400 company_selection_required', async () => {
+    const response = await get('/v1/sites', bearer(f.keys.multi));
+    expectProblem(response, 'listSites', 400, 'company_selection_required');
+    expect(response.json().errors).toEqual([
+      { parameter: 'X-Service-Company', detail: 'required for a key granted several companies' },
+    ]);
+  });
+
+  test('a multi-company key selects among its companies', async () => {
+    for (const name of ['A', 'B'] as const) {
+      const response = await get('/v1/sites', {
+        ...bearer(f.keys.multi),
+        'x-service-company': COMPANY[name],
+      });
+      expect(response.json().data.map((row: { id: string }) => row.id)).toEqual(f.ids[name].sites);
+      const me = await get('/v1/me', { ...bearer(f.keys.multi), 'x-service-company': COMPANY[name] });
+      expect(me.json().data.company.id).toBe(COMPANY[name]);
+    }
+  });
+
+  test('a company not granted, unknown or malformed → the same 403 company_not_available', async () => {
+    const answers = [];
+    for (const company of [COMPANY.C, uuid(0x99, 9), 'not-a-company', "' OR 1=1 --"]) {
+      const response = await get('/v1/sites', { ...bearer(f.keys.multi), 'x-service-company': company });
+      expectProblem(response, 'listSites', 403, 'company_not_available');
+      answers.push(stable(response.json()));
+    }
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+  });
+
+  test('a single-company key ignores X-Service-Company', async () => {
+    const response = await get('/v1/sites', { ...bearer(f.keys.a), 'x-service-company': COMPANY.B });
+    expect(response.json().data.map((row: { id: string }) => row.id)).toEqual(f.ids.A.sites);
+  });
+
+  test('a key with no company at all → 403 company_not_available', async () => {
+    expectProblem(await get('/v1/me', bearer(f.keys.orphan)), 'getMe', 403, 'company_not_available');
+  });
+});
+
+describe('health and version take no credential', () => {
+  test.each([
+    ['getHealth', '/v1/health'],
+    ['getVersion', '/v1/version'],
+  ])('%s answers 200 with no key and with a bad one', async (_op, url) => {
+    expect((await get(url)).statusCode).toBe(200);
+    expect((await get(url, { authorization: 'Bearer nonsense' })).statusCode).toBe(200);
+  });
+});
+
+test('the key never reaches the logs', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const logged = await buildApp(testConfig(f.dataDir), { loggerInstance: pino({ level: 'trace' }, sink) });
+  await logged.inject({ url: '/v1/sites', headers: bearer(f.keys.a) });
+  await logged.inject({ url: '/v1/sites', headers: bearer(f.keys.expired) });
+  await logged.inject({ url: '/v1/nope', headers: bearer(f.keys.a) });
+  await logged.close();
+  expect(lines.length).toBeGreaterThan(0);
+  for (const key of Object.values(f.keys)) expect(lines.join('')).not.toContain(key);
+  // Every request log line carries the request id.
+  expect(lines.filter((line) => line.includes('"req"')).every((line) => line.includes('"reqId"'))).toBe(true);
+});
