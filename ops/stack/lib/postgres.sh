@@ -26,9 +26,11 @@ ensure_postgres_installed() {
     echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf
   fi
   mkdir -p "$LOG_DIR"
+  # --no-upgrade: never swap the binaries of a PostgreSQL that other clusters are running from
+  # (a server whose libraries change under it fails to load plpgsql until restarted).
   {
     apt-get update &&
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade -o Dpkg::Options::=--force-confold \
         "postgresql-$PDA_PG_MAJOR" postgresql-client-"$PDA_PG_MAJOR"
   } >>"$LOG_DIR/apt.log" 2>&1 || die "PostgreSQL $PDA_PG_MAJOR is not installable (apt-get install postgresql-$PDA_PG_MAJOR failed; see $LOG_DIR/apt.log)"
   [[ -x "$PDA_PG_BINDIR/pg_ctl" ]] || die "postgresql-$PDA_PG_MAJOR installed but $PDA_PG_BINDIR/pg_ctl is missing"
