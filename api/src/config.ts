@@ -33,6 +33,9 @@ const schema = z.object({
     .min(1)
     .default(fileURLToPath(new URL('../build-info.json', import.meta.url))),
   API_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1_000),
+  API_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
+  API_UNDER_PRESSURE_RETRY_AFTER_S: positiveInt.default(10),
+  API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
   API_TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -60,8 +63,14 @@ export interface Config {
   readonly healthMaxStalenessSeconds: number | undefined;
   readonly buildInfoFile: string;
   readonly trustProxy: boolean;
-  /** @fastify/under-pressure: 503 when the event loop lags more than this (0 = off). */
-  readonly underPressure: { readonly maxEventLoopDelayMs: number; readonly retryAfterSeconds: number };
+  /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
+  readonly underPressure: {
+    readonly maxEventLoopDelayMs: number;
+    readonly maxHeapUsedBytes: number;
+    readonly retryAfterSeconds: number;
+    /** How often the process is sampled; a threshold is judged on the last sample. */
+    readonly sampleIntervalMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -97,7 +106,9 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     trustProxy: e.API_TRUST_PROXY,
     underPressure: Object.freeze({
       maxEventLoopDelayMs: e.API_MAX_EVENT_LOOP_DELAY_MS,
-      retryAfterSeconds: 10,
+      maxHeapUsedBytes: e.API_MAX_HEAP_USED_BYTES,
+      retryAfterSeconds: e.API_UNDER_PRESSURE_RETRY_AFTER_S,
+      sampleIntervalMs: e.API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS,
     }),
   };
   return Object.freeze(config);

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { checkIntegerSyntax } from '../http/integer-syntax.ts';
 import { MALFORMED_PARAMETERS, type ParsedQuery } from '../http/query-string.ts';
 import { sendProblem, setStandardHeaders } from '../http/send-problem.ts';
 import { toApiError } from '../http/to-api-error.ts';
@@ -16,10 +17,13 @@ export default fp(
     });
 
     app.addHook('preValidation', async (request) => {
-      const malformed = (request.query as ParsedQuery | undefined)?.[MALFORMED_PARAMETERS];
+      const query = request.query as ParsedQuery | undefined;
+      const malformed = query?.[MALFORMED_PARAMETERS];
       if (malformed && malformed.length > 0) {
         throw invalidParameter(malformed[0]!, 'is not valid percent-encoded UTF-8');
       }
+      const operation = request.routeOptions.config.operation;
+      if (query && operation) checkIntegerSyntax(query, operation);
     });
 
     app.setErrorHandler((error, request, reply) => {

@@ -1,49 +1,56 @@
 import rateLimit from '@fastify/rate-limit';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
-import type { AppOptions } from '../app-options.ts';
-import { ApiError } from '../http/api-error.ts';
+import { rateLimitExceeded } from '../rate-limit/rate-limit-error.ts';
+import { rateLimitKey } from '../rate-limit/rate-limit-key.ts';
+import { connectRateLimitRedis } from '../rate-limit/redis-client.ts';
+import { sharedStore } from '../rate-limit/shared-store.ts';
 
 /**
- * One request budget per API key (per client IP for health, version and requests without a
- * usable key), shared by every route and, with API_REDIS_URL, by every api process (atomic
- * INCR+PEXPIRE in Redis). Draft-spec headers (RateLimit-Limit/-Remaining/-Reset, Retry-After on
- * 429) on every response: the limiter runs as a global onRequest hook right after the credential
- * is resolved, so 401s, 404s and 405s are metered and carry the headers too.
- * If Redis fails, requests are let through (fail-open): availability of a read API over strictness.
+ * Rate limiting (spec "Limits", DESIGN.md §4, api/README.md#rate-limiting): ONE budget per API key
+ * (per client IP without a known key), `API_RATE_LIMIT_MAX` requests per `API_RATE_LIMIT_WINDOW_MS`,
+ * with RateLimit-Limit/-Remaining/-Reset (IETF draft names) on every response and a 429
+ * `rate_limit_exceeded` problem with Retry-After.
+ *
+ * The library's per-route hooks are switched off (`global: false`: they would not run for unknown
+ * paths or 405s, which never reach a route) and its handler is added once as a GLOBAL onRequest
+ * hook instead. Depending on pda-auth puts it after auth's onRequest hook, so the key is already
+ * resolved when the budget is chosen, and before every refusal of the request (401, 403, 400 and
+ * the not-found handler's 404/405 all happen later), so those carry the headers too.
  */
+
+/** Keys (API keys + client addresses) whose windows are kept in memory; the oldest is evicted. */
+const MAX_TRACKED_KEYS = 100_000;
+const REDIS_NAMESPACE = 'pda:rate-limit:';
+
 export default fp(
-  async (app, options: AppOptions) => {
-    const { rateLimit: limits } = options.config;
-    const redis = limits.redisUrl
-      ? new Redis(limits.redisUrl, {
-          connectTimeout: 1_000,
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-        })
-      : undefined;
-    if (redis) {
-      redis.on('error', (error) => app.log.warn({ err: error }, 'rate limit store (redis) error'));
+  async (app) => {
+    const { max, windowMs, redisUrl } = app.config.rateLimit;
+    let store: ReturnType<typeof sharedStore> | undefined;
+    if (redisUrl !== undefined) {
+      const redis = await connectRateLimitRedis(redisUrl, app.log);
       app.addHook('onClose', async () => {
         redis.disconnect();
       });
+      store = sharedStore({
+        redis,
+        namespace: REDIS_NAMESPACE,
+        fallbackKeys: MAX_TRACKED_KEYS,
+        log: app.log,
+      });
     }
+
     await app.register(rateLimit, {
       global: false,
-      max: limits.max,
-      timeWindow: limits.windowMs,
+      max,
+      timeWindow: windowMs,
       enableDraftSpec: true,
-      skipOnError: true,
-      nameSpace: 'pda-api-rate-limit:',
-      ...(redis ? { redis } : {}),
-      keyGenerator: (request) => {
-        const credential = request.credential;
-        return credential?.kind === 'key' ? `key:${credential.key.id}` : `ip:${request.ip}`;
-      },
-      errorResponseBuilder: (_request, context) =>
-        new ApiError('rate_limit_exceeded', `Rate limit exceeded; retry in ${context.after}.`),
+      keyGenerator: rateLimitKey,
+      errorResponseBuilder: (_request, context) => rateLimitExceeded(context.ttl),
+      cache: MAX_TRACKED_KEYS,
+      ...(store ? { store } : {}),
     });
-    app.addHook('onRequest', app.rateLimit());
+    app.addHook('onRequest', app.rateLimit() as unknown as onRequestAsyncHookHandler);
   },
   { name: 'pda-rate-limit', fastify: '5.x', dependencies: ['pda-config', 'pda-auth'] },
 );

@@ -1,20 +1,35 @@
 import underPressure from '@fastify/under-pressure';
 import fp from 'fastify-plugin';
-import type { AppOptions } from '../app-options.ts';
+import { overloadAnswer, sheddingLog } from '../rate-limit/overload-answer.ts';
 
 /**
- * Sheds load before it turns into timeouts: when the event loop lags beyond the configured bound,
- * requests get 503 service_unavailable with Retry-After (through the error handler, after the
- * rate limiter so the RateLimit-* headers are still there).
+ * Sheds load before it turns into timeouts (DESIGN.md §4, issue #4 item 6): when the event loop
+ * lags beyond API_MAX_EVENT_LOOP_DELAY_MS or the heap grows beyond API_MAX_HEAP_USED_BYTES (0 turns
+ * a check off), requests are answered 503 `service_unavailable` with Retry-After.
+ *
+ * The check is a global onRequest hook registered after the rate limiter's (dependency on
+ * pda-rate-limit), so a shed request has been metered and carries the RateLimit-* headers like any
+ * other answer. The answer is built here and sent directly rather than thrown: thrown, it would go
+ * through the error handler, which logs every 5xx — one log line per shed request is exactly the
+ * extra work an overloaded process cannot afford. Shedding is logged once per second with a count.
  */
 export default fp(
-  async (app, options: AppOptions) => {
-    const { maxEventLoopDelayMs, retryAfterSeconds } = options.config.underPressure;
-    if (maxEventLoopDelayMs === 0) return;
+  async (app) => {
+    const { maxEventLoopDelayMs, maxHeapUsedBytes, retryAfterSeconds, sampleIntervalMs } =
+      app.config.underPressure;
+    if (maxEventLoopDelayMs === 0 && maxHeapUsedBytes === 0) return;
+    const log = sheddingLog(app.log);
     await app.register(underPressure, {
       maxEventLoopDelay: maxEventLoopDelayMs,
+      maxHeapUsedBytes,
+      sampleInterval: sampleIntervalMs,
       retryAfter: retryAfterSeconds,
+      pressureHandler: (request, reply, type, value) => {
+        log.shed(type, value);
+        // A non-null return value is sent by the plugin as the response, ending the request here.
+        return overloadAnswer(request, reply, retryAfterSeconds);
+      },
     });
   },
-  { name: 'pda-under-pressure', fastify: '5.x', dependencies: ['pda-rate-limit'] },
+  { name: 'pda-under-pressure', fastify: '5.x', dependencies: ['pda-config', 'pda-rate-limit'] },
 );

@@ -1,0 +1,97 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import { type WindowCount, WindowCounter } from './window-counter.ts';
+
+/**
+ * A store for @fastify/rate-limit that keeps one budget per key in Redis, shared by every api
+ * process (spec "Limits": concurrent workers on one key share one budget, wherever they land).
+ *
+ * When Redis fails (down, unreachable, slower than the command timeout) the request is metered by
+ * an in-process window instead: the api keeps answering and keeps limiting, each process with its
+ * own budget, until Redis answers again. Neither fail-open without any limit nor fail-closed (a
+ * Redis outage would take the whole read API down with it). Never a 500. One log line when the
+ * outage starts and one when it ends, not one per request.
+ */
+
+// INCR + PEXPIRE in one script, atomic on the server: the window opens at the key's first request.
+// A key found without a TTL (cannot happen through this script; defensive) gets one.
+const INCREMENT_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if current == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}`;
+
+const READ_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then return {0, 0} end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then ttl = 0 end
+return {tonumber(current), ttl}`;
+
+interface ScriptedRedis {
+  pdaRateLimitIncrement(key: string, windowMs: number): Promise<[number, number]>;
+  pdaRateLimitRead(key: string): Promise<[number, number]>;
+}
+
+type Callback = (error: Error | null, result?: WindowCount) => void;
+
+export interface SharedStoreOptions {
+  readonly redis: Redis;
+  /** Prefix of every Redis key (one per deployment sharing a Redis). */
+  readonly namespace: string;
+  /** Bound of the in-process fallback's keys. */
+  readonly fallbackKeys: number;
+  readonly log: FastifyBaseLogger;
+}
+
+/** Returns the store class the plugin instantiates (`store` option); all instances share state. */
+export function sharedStore(options: SharedStoreOptions) {
+  const { redis, namespace, log } = options;
+  redis.defineCommand('pdaRateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
+  redis.defineCommand('pdaRateLimitRead', { numberOfKeys: 1, lua: READ_SCRIPT });
+  const scripted = redis as unknown as ScriptedRedis;
+  const fallback = new WindowCounter(options.fallbackKeys);
+  let outage = false;
+
+  const succeeded = () => {
+    if (!outage) return;
+    outage = false;
+    log.info('rate limit: Redis answers again; budgets shared again');
+  };
+  const failed = (error: unknown) => {
+    if (outage) return;
+    outage = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    log.warn({ reason }, 'rate limit: Redis failed; metering with per-process budgets until it answers');
+  };
+
+  return class SharedStore {
+    incr(key: string, callback: Callback, windowMs: number): void {
+      scripted.pdaRateLimitIncrement(namespace + key, windowMs).then(
+        ([current, ttl]) => {
+          succeeded();
+          callback(null, { current, ttl });
+        },
+        (error: unknown) => {
+          failed(error);
+          callback(null, fallback.increment(key, windowMs));
+        },
+      );
+    }
+
+    read(key: string, callback: Callback, windowMs: number): void {
+      scripted.pdaRateLimitRead(namespace + key).then(
+        ([current, ttl]) => callback(null, { current, ttl }),
+        () => callback(null, fallback.read(key, windowMs)),
+      );
+    }
+
+    /** Per-route budgets are never configured (one budget per key across routes). */
+    child(): SharedStore {
+      return this;
+    }
+  };
+}
