@@ -119,5 +119,8 @@ function keysetCondition(keys: readonly { column: string; descending: boolean }[
     equal.push(`${key.column} ${key.descending ? '<' : '>'} @p${index}`);
     return `(${equal.join(' AND ')})`;
   });
-  return `(${branches.join(' OR ')})`;
+  // The redundant bound on the first key lets SQLite start its (first key, id) index scan at the
+  // position instead of filtering from the start of the order.
+  const bound = `${first.column} ${first.descending ? '<=' : '>='} @p0`;
+  return `(${bound} AND (${branches.join(' OR ')}))`;
 }
