@@ -122,7 +122,7 @@ logs)
   ;;
 env) cmd_env ;;
 *)
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
   ;;
 esac
