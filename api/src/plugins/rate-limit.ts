@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { localStore } from '../rate-limit/local-store.ts';
 import { rateLimitExceeded } from '../rate-limit/rate-limit-error.ts';
 import { rateLimitKey } from '../rate-limit/rate-limit-key.ts';
 import { connectRateLimitRedis } from '../rate-limit/redis-client.ts';
@@ -26,7 +27,7 @@ const REDIS_NAMESPACE = 'pda:rate-limit:';
 export default fp(
   async (app) => {
     const { max, windowMs, redisUrl } = app.config.rateLimit;
-    let store: ReturnType<typeof sharedStore> | undefined;
+    let store: ReturnType<typeof sharedStore> | ReturnType<typeof localStore> = localStore(MAX_TRACKED_KEYS);
     if (redisUrl !== undefined) {
       const redis = await connectRateLimitRedis(redisUrl, app.log);
       app.addHook('onClose', async () => {
@@ -47,8 +48,7 @@ export default fp(
       enableDraftSpec: true,
       keyGenerator: rateLimitKey,
       errorResponseBuilder: (_request, context) => rateLimitExceeded(context.ttl),
-      cache: MAX_TRACKED_KEYS,
-      ...(store ? { store } : {}),
+      store,
     });
     app.addHook('onRequest', app.rateLimit() as unknown as onRequestAsyncHookHandler);
   },
