@@ -1,0 +1,138 @@
+import { renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  buildProjection,
+  companyPath,
+  controlPath,
+  makeUpsert,
+  openWriter,
+  sampleRow,
+} from '@pda/projections';
+import { afterEach, describe, expect, test } from 'vitest';
+import { expectProblem } from './support/conformance.ts';
+import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';
+import { bearer, testApp } from './support/test-app.ts';
+
+// Read-only handles: reopened when a rebuild swaps the files, bounded LRU, and a file the api
+// does not understand (newer schema, missing) is a 503, never a wrong answer or a 500.
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function fixture(): Fixture {
+  const f = createFixture();
+  cleanups.push(f.cleanup);
+  return f;
+}
+
+function setUserVersion(file: string, version: number): void {
+  const db = openWriter(file);
+  db.pragma(`user_version = ${version}`);
+  db.close();
+}
+
+describe('rebuild swap', () => {
+  test('a data dir symlink re-pointed to a rebuilt generation is picked up without a restart', async () => {
+    const gen1 = fixture();
+    const gen2 = fixture();
+    const extra = uuid(0x1a, 999);
+    buildProjection(gen2.dataDir, [
+      makeUpsert('sites', sampleRow('sites', { id: extra, company_id: COMPANY.A }), 9_000_000),
+    ]);
+    const current = join(dirname(gen1.dataDir), `pda-current-${process.pid}-${Date.now()}`);
+    symlinkSync(gen1.dataDir, current);
+    cleanups.push(() => rmSync(current, { force: true }));
+
+    const app = await testApp(current);
+    const list = async () =>
+      (await app.inject({ url: '/v1/sites', headers: bearer(gen1.keys.a) }))
+        .json()
+        .data.map((r: { id: string }) => r.id);
+    expect(await list()).toEqual(gen1.ids.A.sites);
+
+    // The swap: a new symlink renamed over the old one (atomic on POSIX).
+    const next = `${current}.next`;
+    symlinkSync(gen2.dataDir, next);
+    renameSync(next, current);
+    expect(await list()).toEqual([...gen1.ids.A.sites, extra]);
+    await app.close();
+  });
+});
+
+describe('handle LRU', () => {
+  test('with room for one company file, alternating companies still get their own data', async () => {
+    const f = fixture();
+    const app = await testApp(f.dataDir, { env: { API_MAX_OPEN_COMPANIES: '1' } });
+    for (let i = 0; i < 4; i++) {
+      for (const name of ['A', 'B'] as const) {
+        const response = await app.inject({
+          url: '/v1/sites',
+          headers: { ...bearer(f.keys.multi), 'x-service-company': COMPANY[name] },
+        });
+        expect(response.json().data.map((r: { id: string }) => r.id)).toEqual(f.ids[name].sites);
+        expect(app.projections.openCompanyCount).toBe(1);
+      }
+    }
+    await app.close();
+  });
+});
+
+describe('files the api cannot serve', () => {
+  test('a company file with a newer schema → 503 service_unavailable for that company only', async () => {
+    const f = fixture();
+    setUserVersion(companyPath(f.dataDir, COMPANY.B), 99);
+    const app = await testApp(f.dataDir);
+    expectProblem(
+      await app.inject({ url: '/v1/sites', headers: bearer(f.keys.b) }),
+      'listSites',
+      503,
+      'service_unavailable',
+    );
+    expect((await app.inject({ url: '/v1/sites', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/v1/health' })).statusCode).toBe(200);
+    await app.close();
+  });
+
+  test('a control file with a newer schema → 503 for keyed requests, health down', async () => {
+    const f = fixture();
+    setUserVersion(controlPath(f.dataDir), 99);
+    const app = await testApp(f.dataDir);
+    expectProblem(
+      await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) }),
+      'getMe',
+      503,
+      'service_unavailable',
+    );
+    const health = await app.inject({ url: '/v1/health' });
+    expect(health.statusCode).toBe(503);
+    expect(health.json().checks.projections).toBe('down');
+    await app.close();
+  });
+
+  test('a missing company file → 503, not an empty answer', async () => {
+    const f = fixture();
+    unlinkSync(companyPath(f.dataDir, COMPANY.B));
+    const app = await testApp(f.dataDir);
+    expectProblem(
+      await app.inject({ url: '/v1/sites', headers: bearer(f.keys.b) }),
+      'listSites',
+      503,
+      'service_unavailable',
+    );
+    await app.close();
+  });
+
+  test('an api opened before the files exist starts serving once they appear', async () => {
+    const f = fixture();
+    const hidden = `${f.dataDir}.hidden`;
+    renameSync(f.dataDir, hidden);
+    const app = await testApp(f.dataDir);
+    expect((await app.inject({ url: '/v1/health' })).statusCode).toBe(503);
+    renameSync(hidden, f.dataDir);
+    expect((await app.inject({ url: '/v1/health' })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    await app.close();
+  });
+});

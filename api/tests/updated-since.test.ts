@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildProjection, makeUpsert, sampleRow } from '@pda/projections';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { COMPANY, uuid } from './support/fixture.ts';
+import { bearer, testApp } from './support/test-app.ts';
+
+// filter[updated_since] compares with the projection change time (assigned in commit order by
+// the single writer), widened by a 60 s overlap (DESIGN.md §6). A change to an embedded relation
+// counts as a change of its parent, so incremental sync with include never misses it.
+
+const KEY = 'svc_pk_incrementalincremental01';
+const T1 = Date.parse('2026-03-01T10:00:00Z');
+const T2 = T1 + 3_600_000;
+const id = (n: number) => uuid(0x7, n);
+const S1 = id(1);
+const S2 = id(2);
+const S3 = id(3);
+const C1 = id(11);
+const C2 = id(12);
+const E1 = id(21);
+const E2 = id(22);
+
+let dataDir: string;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'pda-api-since-'));
+  const tenant = { company_id: COMPANY.A };
+  let lsn = 1;
+  // Batch 1, applied at T1: everything exists. The source's updated_at is deliberately old and
+  // unrelated: the filter must not look at it.
+  buildProjection(
+    dataDir,
+    [
+      makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++),
+      makeUpsert(
+        'api_keys',
+        sampleRow('api_keys', {
+          id: uuid(0xe, 1),
+          key_sha256: createHash('sha256').update(KEY).digest('hex'),
+          scopes: ['sites:read', 'equipment:read', 'equipment-categories:read'],
+        }),
+        lsn++,
+      ),
+      makeUpsert(
+        'api_key_companies',
+        sampleRow('api_key_companies', { api_key_id: uuid(0xe, 1), ...tenant }),
+        lsn++,
+      ),
+      ...[S1, S2, S3].map((site) => makeUpsert('sites', sampleRow('sites', { id: site, ...tenant }), lsn++)),
+      ...[C1, C2].map((c) =>
+        makeUpsert('equipment_categories', sampleRow('equipment_categories', { id: c, ...tenant }), lsn++),
+      ),
+      makeUpsert('equipment', sampleRow('equipment', { id: E1, category_id: C1, ...tenant }), lsn++),
+      makeUpsert('equipment', sampleRow('equipment', { id: E2, category_id: C2, ...tenant }), lsn++),
+    ],
+    { clockUs: () => T1 * 1000 },
+  );
+  // Batch 2, applied at T2: S2 edited (with an updated_at in the past, like a late commit), a
+  // contact added to S3, category C1 repriced.
+  buildProjection(
+    dataDir,
+    [
+      makeUpsert(
+        'sites',
+        sampleRow('sites', { id: S2, ...tenant, name: 'renamed', updated_at: '2020-01-01T00:00:00.000000Z' }),
+        lsn++,
+      ),
+      makeUpsert('site_contacts', sampleRow('site_contacts', { id: id(31), site_id: S3, ...tenant }), lsn++),
+      makeUpsert(
+        'equipment_categories',
+        sampleRow('equipment_categories', { id: C1, ...tenant, default_client_rate_amount: '999.99' }),
+        lsn++,
+      ),
+    ],
+    { clockUs: () => T2 * 1000 },
+  );
+  app = await testApp(dataDir);
+});
+
+afterAll(async () => {
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function idsSince(path: string, sinceMs: number, extra = ''): Promise<string[]> {
+  const since = new Date(sinceMs).toISOString();
+  const response = await app.inject({
+    url: `${path}?filter[updated_since]=${since}${extra}`,
+    headers: bearer(KEY),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data.map((row: { id: string }) => row.id);
+}
+
+describe('filter[updated_since]', () => {
+  test('everything changed at or after the time is returned (site edits and contact changes)', async () => {
+    expect(await idsSince('/v1/sites', T1 - 3_600_000)).toEqual([S1, S2, S3]);
+    expect(await idsSince('/v1/sites', T2)).toEqual([S2, S3]);
+  });
+
+  test('a category change moves its equipment', async () => {
+    expect(await idsSince('/v1/equipment', T2, '&include=category')).toEqual([E1]);
+    expect(await idsSince('/v1/equipment-categories', T2)).toEqual([C1]);
+  });
+
+  test('the 60 s safety overlap: a partner clock up to a minute ahead still sees the change', async () => {
+    expect(await idsSince('/v1/sites', T2 + 59_000)).toEqual([S2, S3]);
+    expect(await idsSince('/v1/sites', T2 + 61_000)).toEqual([]);
+  });
+
+  test('the documented procedure: a run started after batch 1 sees batch 2 in the next run', async () => {
+    // Run 1 started between the batches and walked everything; run 2 passes run 1's start time.
+    const run1Start = T1 + 600_000;
+    expect(await idsSince('/v1/sites', run1Start)).toEqual([S2, S3]);
+  });
+
+  test('paging a filtered collection keeps the filter in the links', async () => {
+    const since = new Date(T2).toISOString();
+    const first = await app.inject({
+      url: `/v1/sites?limit=1&filter[updated_since]=${since}`,
+      headers: bearer(KEY),
+    });
+    const next = new URL(first.json().links.next);
+    expect(next.searchParams.get('filter[updated_since]')).toBe(since);
+    const second = await app.inject({ url: `${next.pathname}${next.search}`, headers: bearer(KEY) });
+    expect(second.json().data.map((row: { id: string }) => row.id)).toEqual([S3]);
+    expect(second.json().links.next).toBeNull();
+  });
+});
