@@ -105,14 +105,24 @@ cmd_env() {
   cat "$ENV_FILE"
 }
 
+# Several test runs may call `up` at once (vitest globalSetup in parallel checkouts of one stack):
+# one stack.sh at a time per stack dir. The lock lives outside the dir, which `down --purge` deletes.
+with_lock() {
+  local lock
+  lock="${TMPDIR:-/tmp}/pda-stack-$(printf '%s' "$PDA_STACK_DIR" | cksum | cut -d' ' -f1).lock"
+  exec 9>"$lock"
+  flock -w "$PDA_STACK_TIMEOUT" 9 || die "another stack.sh is still running on $PDA_STACK_DIR (lock $lock)"
+  "$@"
+}
+
 PDA_KAFKA_BROKERS="127.0.0.1:$PDA_KAFKA_PORT"
 PDA_CONNECT_URL="$CONNECT_URL"
 
 case "${1:-}" in
-up) cmd_up ;;
-down) cmd_down "${2:-}" ;;
+up) with_lock cmd_up ;;
+down) with_lock cmd_down "${2:-}" ;;
 reset)
-  cmd_down --purge
+  with_lock cmd_down --purge
   cmd_up
   ;;
 status) cmd_status ;;

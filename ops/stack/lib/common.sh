@@ -127,7 +127,7 @@ require_java() {
 
 require_tools() {
   local tool
-  for tool in curl ss setsid timeout jq; do
+  for tool in curl ss setsid timeout jq flock; do
     command -v "$tool" >/dev/null || die "required tool '$tool' not found in PATH"
   done
 }
