@@ -4,8 +4,13 @@
 set -euo pipefail
 url="${PDA_CONNECT_URL:?}"
 name="${PDA_CONNECTOR_NAME:-pda-postgres}"
-curl -fsS -X PUT -H 'Content-Type: application/json' --data-binary "@${PDA_CONNECTOR_JSON:-/pda/connector.json}" \
-  "$url/connectors/$name/config" >/dev/null
+response="$(curl -sS -X PUT -H 'Content-Type: application/json' -w '\n%{http_code}' \
+  --data-binary "@${PDA_CONNECTOR_JSON:-/pda/connector.json}" "$url/connectors/$name/config")"
+code="${response##*$'\n'}"
+if [[ "$code" != 200 && "$code" != 201 ]]; then
+  echo "connector registration rejected (HTTP $code): ${response%$'\n'*}" >&2
+  exit 1
+fi
 for _ in $(seq 1 240); do
   status="$(curl -fsS "$url/connectors/$name/status" || true)"
   case "$status" in
