@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppOptions } from './app-options.ts';
 import type { Config } from './config.ts';
 import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
+import { answerClientError } from './http/client-error.ts';
 import { answerMalformedUrl } from './http/framework-error.ts';
 import { parseQueryString } from './http/query-string.ts';
 
@@ -51,6 +52,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       // Unknown query parameters must be reported, not silently stripped (Fastify's default).
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
+    clientErrorHandler: answerClientError,
     // A path that is not valid percent-encoding never reaches a route: answer it like any 400.
     frameworkErrors: (error, request, reply) => {
       request.log.info({ code: error.code }, 'malformed request URL');
