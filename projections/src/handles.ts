@@ -20,7 +20,10 @@ export function openControlReader(dataDir: string): ProjectionDb {
 /** Writer handle on a company file: created if missing, migrated, its meta row present. */
 export function openCompanyWriter(dataDir: string, companyId: string): ProjectionDb {
   const db = migrated(openWriter(companyPath(dataDir, companyId)), 'company');
-  db.prepare('INSERT OR IGNORE INTO meta (lock, company_id) VALUES (1, ?)').run(companyId);
+  // Read first: a write on every open would cost a WAL append (and a checkpoint on close) per reopen.
+  if (db.prepare('SELECT 1 FROM meta WHERE lock = 1').get() === undefined) {
+    db.prepare('INSERT INTO meta (lock, company_id) VALUES (1, ?)').run(companyId);
+  }
   return db;
 }
 

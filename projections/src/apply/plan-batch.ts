@@ -13,6 +13,24 @@ function isTenant(table: string): table is TenantTable {
   return TENANT.has(table);
 }
 
+/** One route query per tenant table for the whole batch instead of one per change. */
+function prefetchRoutes(view: RouteView, changes: readonly Change[]): void {
+  const ids = new Map<TenantTable, string[]>();
+  for (const change of changes) {
+    if (change.kind === 'truncate' || !TENANT.has(change.table)) continue;
+    const id = change.kind === 'upsert' ? change.row?.id : change.key?.id;
+    if (typeof id !== 'string') continue;
+    const table = change.table as TenantTable;
+    let list = ids.get(table);
+    if (!list) {
+      list = [];
+      ids.set(table, list);
+    }
+    list.push(id);
+  }
+  for (const [table, list] of ids) view.prefetch(table, list);
+}
+
 function shapeProblem(change: Change): string | undefined {
   const lsn = change.position?.lsn;
   if (!Number.isSafeInteger(lsn) || lsn < 0) return 'position.lsn is not a non-negative integer';
@@ -29,6 +47,7 @@ function shapeProblem(change: Change): string | undefined {
 export function planBatch(changes: readonly Change[], control: ControlFile, dataDir: string): Plan {
   const plan = emptyPlan();
   const view = new RouteView(control, plan);
+  prefetchRoutes(view, changes);
   let onDisk: string[] | undefined;
   const companiesOnDisk = () => {
     if (onDisk === undefined) onDisk = listCompanyFiles(dataDir);

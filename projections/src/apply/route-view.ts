@@ -10,17 +10,26 @@ export class RouteView {
   readonly #control: ControlFile;
   readonly #plan: Plan;
   readonly #floors = new Map<string, number>();
+  /** Stored routes read ahead for the batch's ids (see prefetch). */
+  readonly #stored = new Map<TenantTable, Map<string, Route>>();
 
   constructor(control: ControlFile, plan: Plan) {
     this.#control = control;
     this.#plan = plan;
   }
 
+  /** Reads the stored routes of `ids` in one statement; later get()s of them need no SQLite call. */
+  prefetch(table: TenantTable, ids: readonly string[]): void {
+    this.#stored.set(table, this.#control.routes(table, ids));
+  }
+
   get(table: TenantTable, id: string): Route | undefined {
     const local = this.#plan.routes.get(table)?.get(id);
     if (local) return local;
     if (this.#plan.clearedRoutes.has(table)) return undefined;
-    return this.#control.route(table, id);
+    const stored = this.#stored.get(table);
+    // A prefetched table answers for every id of the batch, absent = no route.
+    return stored ? stored.get(id) : this.#control.route(table, id);
   }
 
   set(table: TenantTable, id: string, route: Route): void {

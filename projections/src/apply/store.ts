@@ -8,7 +8,10 @@ import type { BatchResult } from './result.ts';
 
 export interface ProjectionStoreOptions {
   readonly dataDir: string;
-  /** Bound of the LRU of open company writers (each holds 3 file descriptors). Default 128. */
+  /**
+   * Bound of the LRU of open company writers (each holds 3 file descriptors and up to 2 MiB of
+   * page cache). Default 512; on EMFILE the store gives back half of its open files and retries.
+   */
   readonly maxOpenCompanies?: number;
   /** Source of change times in µs since the epoch (tests inject one). Default: wall clock. */
   readonly clockUs?: ClockUs;
@@ -36,7 +39,7 @@ export class ProjectionStore {
     const clock = options.clockUs ?? wallClockUs;
     this.#nowMs = options.nowMs ?? Date.now;
     this.#control = new ControlFile(options.dataDir);
-    this.#files = new CompanyFiles(options.dataDir, options.maxOpenCompanies ?? 128, clock);
+    this.#files = new CompanyFiles(options.dataDir, options.maxOpenCompanies ?? 512, clock);
   }
 
   /** Creates the data directory and control.sqlite if needed and migrates it. */
