@@ -35,7 +35,7 @@ const schema = z.object({
   API_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1_000),
   API_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
   API_UNDER_PRESSURE_RETRY_AFTER_S: positiveInt.default(10),
-  API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+  API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).default(1_000),
   API_TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -68,7 +68,11 @@ export interface Config {
     readonly maxEventLoopDelayMs: number;
     readonly maxHeapUsedBytes: number;
     readonly retryAfterSeconds: number;
-    /** How often the process is sampled; a threshold is judged on the last sample. */
+    /**
+     * How often the process is sampled; a threshold is judged on the last sample. At least 100 ms:
+     * the event-loop histogram samples every 10 ms and an interval without a sample reads as an
+     * infinite delay (under-pressure 9.2), i.e. a spurious 503.
+     */
     readonly sampleIntervalMs: number;
   };
 }

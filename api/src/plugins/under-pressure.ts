@@ -1,4 +1,4 @@
-import underPressure from '@fastify/under-pressure';
+import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
 import fp from 'fastify-plugin';
 import { overloadAnswer, sheddingLog } from '../rate-limit/overload-answer.ts';
 
@@ -13,6 +13,10 @@ import { overloadAnswer, sheddingLog } from '../rate-limit/overload-answer.ts';
  * through the error handler, which logs every 5xx — one log line per shed request is exactly the
  * extra work an overloaded process cannot afford. Shedding is logged once per second with a count.
  */
+type PressureHandler = (
+  ...args: Parameters<NonNullable<FastifyUnderPressureOptions['pressureHandler']>>
+) => unknown;
+
 export default fp(
   async (app) => {
     const { maxEventLoopDelayMs, maxHeapUsedBytes, retryAfterSeconds, sampleIntervalMs } =
@@ -24,11 +28,12 @@ export default fp(
       maxHeapUsedBytes,
       sampleInterval: sampleIntervalMs,
       retryAfter: retryAfterSeconds,
-      pressureHandler: (request, reply, type, value) => {
+      // README: "Any other return value than a promise or nullish will be sent to the client with
+      // reply.send" and ends the request there (the typings only admit void).
+      pressureHandler: ((request, reply, type, value) => {
         log.shed(type, value);
-        // A non-null return value is sent by the plugin as the response, ending the request here.
         return overloadAnswer(request, reply, retryAfterSeconds);
-      },
+      }) as PressureHandler as NonNullable<FastifyUnderPressureOptions['pressureHandler']>,
     });
   },
   { name: 'pda-under-pressure', fastify: '5.x', dependencies: ['pda-config', 'pda-rate-limit'] },
