@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Change, makeUpsert, ProjectionStore, sampleRow } from '../src/index.ts';
+import { buildProjection, type Change, makeUpsert, ProjectionStore, sampleRow } from '../src/index.ts';
 import { controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 const companyId = (n: number) => `cccccccc-0000-4000-8000-${n.toString().padStart(12, '0')}`;
@@ -71,6 +71,14 @@ describe('ProjectionStore', () => {
       { lock: 1, last_batch_at_ms: 777, last_source_ts_ms: 600, events_applied_total: 2 },
     ]);
     store.close();
+  });
+
+  it('accepts position 0 (tests and fixtures may start there)', () => {
+    const dir = tempDataDir();
+    const result = buildProjection(dir, [
+      makeUpsert('sites', sampleRow('sites', { id: id(1), company_id: companyId(1) }), 0),
+    ]);
+    expect(result.applied).toBe(1);
   });
 
   it('refuses, never throws on, malformed changes', () => {

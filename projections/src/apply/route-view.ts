@@ -47,9 +47,9 @@ export class RouteView {
     this.#plan.clearedRoutes.add(table);
   }
 
-  /** Source position of the last TRUNCATE of `table` (0 = never): changes at or below are skipped. */
+  /** Source position of the last TRUNCATE of `table` (-1 = never): changes at or below are skipped. */
   floor(table: string): number {
-    return this.#floors.get(table) ?? this.#control.floors.get(table) ?? 0;
+    return this.#floors.get(table) ?? this.#control.floors.get(table) ?? -1;
   }
 
   setFloor(table: string, lsn: number): void {
