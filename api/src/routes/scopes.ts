@@ -4,8 +4,10 @@ import { contractRoute } from '../http/contract-route.ts';
 /**
  * GET /v1/reference/scopes: the complete scope vocabulary (spec "Scope entry"). Unpaginated.
  * `domain` groups scopes for display: sites on their own, the priced catalogue together.
+ * The key CLI (@pda/ops/scopes) holds the same list; a test keeps the two equal without making
+ * the api deployable depend on the ops tooling.
  */
-const SCOPES = [
+export const SCOPES = [
   { scope: 'sites:read', resource: 'sites', ability: 'read', domain: 'sites' },
   { scope: 'services:read', resource: 'services', ability: 'read', domain: 'catalogue' },
   { scope: 'equipment:read', resource: 'equipment', ability: 'read', domain: 'catalogue' },
@@ -18,7 +20,6 @@ const SCOPES = [
   { scope: 'consumables:read', resource: 'consumables', ability: 'read', domain: 'catalogue' },
 ] as const;
 
-export const SCOPE_NAMES: readonly string[] = SCOPES.map((entry) => entry.scope);
 
 export default async function scopesRoutes(app: FastifyInstance): Promise<void> {
   const body = { data: SCOPES, meta: { count: SCOPES.length } };
