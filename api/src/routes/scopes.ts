@@ -20,7 +20,6 @@ export const SCOPES = [
   { scope: 'consumables:read', resource: 'consumables', ability: 'read', domain: 'catalogue' },
 ] as const;
 
-
 export default async function scopesRoutes(app: FastifyInstance): Promise<void> {
   const body = { data: SCOPES, meta: { count: SCOPES.length } };
   app.route(contractRoute(app, 'listScopes', async () => body));
