@@ -63,7 +63,10 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     source: () => source,
     stop: () => controller.abort(),
     async run() {
-      const store = ProjectionStore.open({ dataDir: config.INGEST_DATA_DIR });
+      const store = ProjectionStore.open({
+        dataDir: config.INGEST_DATA_DIR,
+        maxOpenCompanies: config.INGEST_MAX_OPEN_COMPANIES,
+      });
       const decoder = createDecoder({
         topicPrefix: config.INGEST_TOPIC_PREFIX,
         bareDecimalMode: config.INGEST_DECIMAL_MODE,

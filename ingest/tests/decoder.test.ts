@@ -207,3 +207,47 @@ describe('inline schema cache', () => {
     ).toBe(row.client_rate_amount);
   });
 });
+
+describe('raw bytes (as kafkajs delivers them) decode like text, on cache miss and hit', () => {
+  it.each(SOURCE_TABLES)('%s', (table) => {
+    const bytesDecoder = createDecoder({
+      topicPrefix: 'pda',
+      bareDecimalMode: 'precise',
+      avscTypes: avscFor,
+    });
+    for (let n = 1; n <= 3; n++) {
+      const ev = encodeEvent(
+        { table, op: 'u', row: sampleRow(table, n, company), lsn: n, tsMs: 1 },
+        { inlineSchema: true },
+      );
+      const fromText = decode(record(ev.topic, ev.key, ev.value));
+      const fromBytes = bytesDecoder({
+        topic: ev.topic,
+        partition: 0,
+        offset: '7',
+        key: Buffer.from(ev.key),
+        value: Buffer.from(`${ev.value}\n`),
+      });
+      expect(fromBytes).toEqual(fromText);
+      expect(fromBytes.type).toBe('change');
+    }
+  });
+
+  it('invalid UTF-8 in a cached payload is still a dead letter', () => {
+    const bytesDecoder = createDecoder({
+      topicPrefix: 'pda',
+      bareDecimalMode: 'precise',
+      avscTypes: avscFor,
+    });
+    const ev = encodeEvent(
+      { table: 'companies', op: 'c', row: sampleRow('companies', 1, company), lsn: 1, tsMs: 1 },
+      { inlineSchema: true },
+    );
+    expect(bytesDecoder(record(ev.topic, ev.key, ev.value)).type).toBe('change');
+    const at = ev.value.lastIndexOf('"name":"') + 8; // in the payload, after the cached schema prefix
+    const bad = Buffer.from(`${ev.value.slice(0, at)}\u00e9${ev.value.slice(at)}`);
+    bad[bad.indexOf(Buffer.from('\u00e9')) + 1] = 0xff; // broken continuation byte
+    const result = bytesDecoder({ topic: ev.topic, partition: 0, offset: '8', key: ev.key, value: bad });
+    expect(result).toMatchObject({ type: 'dead-letter', reason: expect.stringMatching(/UTF-8/) });
+  });
+});

@@ -22,21 +22,11 @@ export interface DecoderOptions extends ValueOptions {
 
 export type Decoder = (record: RawRecord) => DecodeResult;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function text(bytes: Uint8Array | string, what: string): string {
-  if (typeof bytes === 'string') return bytes;
+function parse(cache: SchemaCache, slot: string, raw: Uint8Array | string, exact: boolean, what: string) {
   try {
-    return utf8.decode(bytes);
-  } catch {
-    return fail(`${what} is not valid UTF-8`);
-  }
-}
-
-function parse(cache: SchemaCache, slot: string, raw: string, exact: boolean, what: string) {
-  try {
-    return cache.parse(slot, raw, exact ? parseExact : parseFast);
+    return cache.parse(slot, raw, what, exact ? parseExact : parseFast);
   } catch (error) {
+    if (error instanceof DecodeError) throw error;
     return fail(`${what} is not valid JSON: ${(error as Error).message.slice(0, 120)}`);
   }
 }
@@ -60,8 +50,8 @@ function decodeChange(
   cache: SchemaCache,
   topic: string,
   table: SourceTable,
-  keyText: string | null,
-  valueText: string,
+  keyText: Uint8Array | string | null,
+  valueText: Uint8Array | string,
   exact: boolean,
   options: DecoderOptions,
 ): DecodeResult {
@@ -102,9 +92,9 @@ export function createDecoder(options: DecoderOptions): Decoder {
       if (topic.kind === 'transaction') return { type: 'ignored', reason: 'transaction' };
       if (topic.kind === 'uncaptured') return { type: 'ignored', reason: 'uncaptured-table' };
       if (record.value === null) return { type: 'ignored', reason: 'tombstone' };
-      const valueText = text(record.value, 'value');
+      const valueText = record.value;
       if (valueText.length === 0) fail('empty value (neither an event nor a tombstone)');
-      const keyText = record.key === null ? null : text(record.key, 'key');
+      const keyText = record.key;
       try {
         return decodeChange(cache, record.topic, topic.table, keyText, valueText, false, options);
       } catch (error) {

@@ -1,0 +1,258 @@
+/**
+ * Ingest throughput benchmark (NOT a test; DESIGN.md §8 target: ≥ 50,000 events/s applied on 2 cores).
+ *
+ *   pnpm --filter @pda/bench exec tsx ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
+ *
+ * Fills fresh topics `<bench prefix>.public.<table>` of the running stack's Kafka (.stack/env) with
+ * N real-shaped Debezium events (JsonConverter with inline schemas as the shipped connector writes
+ * them, unless --bare; precise decimals; creates then updates over 300 companies), then measures in
+ * the same run:
+ *   1. peer: bare kafkajs consume rate (no decode, no apply);
+ *   2. the ingest worker (kafkajs → decode → ProjectionStore.applyBatch → commit), from a new group;
+ *   3. peer: applying the same decoded changes with one transaction per event (a sample).
+ * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  createDecoder,
+  createLogger,
+  createMetrics,
+  createWorker,
+  encodeEvent,
+  parseConfig,
+  sampleRow,
+  uuidFor,
+} from '@pda/ingest';
+import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
+import { Kafka, logLevel } from 'kafkajs';
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    events: { type: 'string', default: '200000' },
+    companies: { type: 'string', default: '300' },
+    bare: { type: 'boolean', default: false },
+    'per-event-sample': { type: 'string', default: '5000' },
+  },
+});
+const N = Number(args.events);
+const COMPANIES = Number(args.companies);
+const inlineSchema = !args.bare;
+
+function brokers(): string[] {
+  if (process.env.PDA_KAFKA_BROKERS) return process.env.PDA_KAFKA_BROKERS.split(',');
+  const env = readFileSync(join(import.meta.dirname, '..', '.stack', 'env'), 'utf8');
+  const m = /PDA_KAFKA_BROKERS=(\S+)/.exec(env);
+  if (!m?.[1]) throw new Error('no PDA_KAFKA_BROKERS: start the stack (bash ops/stack/stack.sh up)');
+  return m[1].split(',');
+}
+
+// Mix of tables like a field-service company's change stream; companies first (control file).
+const MIX: [SourceTable, number][] = [
+  ['sites', 40],
+  ['services', 15],
+  ['site_contacts', 15],
+  ['equipment', 10],
+  ['consumables', 10],
+  ['equipment_categories', 10],
+];
+const WEIGHTS = MIX.flatMap(([t, w]) => Array<SourceTable>(w).fill(t));
+
+function* events(prefix: string): Generator<{ topic: string; key: string; value: string }> {
+  let lsn = 1_000_000;
+  const ts = Date.now() - 60_000;
+  for (let c = 0; c < COMPANIES; c++) {
+    yield encodeEvent(
+      { table: 'companies', op: 'r', row: sampleRow('companies', c, uuidFor(c, 7)), lsn: lsn++, tsMs: ts },
+      { topicPrefix: prefix, inlineSchema },
+    );
+  }
+  // 80 % creates, 20 % updates of an earlier row (same id): the version guard has work to do.
+  for (let i = COMPANIES; i < N; i++) {
+    const table = WEIGHTS[i % WEIGHTS.length] as SourceTable;
+    const n = i % 5 === 4 ? i - 40 : i;
+    const row = sampleRow(table, n, uuidFor(n % COMPANIES, 7));
+    yield encodeEvent(
+      { table, op: i % 5 === 4 ? 'u' : 'c', row, lsn: lsn++, tsMs: ts + Math.floor(i / 100) },
+      { topicPrefix: prefix, inlineSchema },
+    );
+  }
+}
+
+const rssPeak = { mb: 0 };
+const rssTimer = setInterval(() => {
+  rssPeak.mb = Math.max(rssPeak.mb, process.memoryUsage.rss() / 2 ** 20);
+}, 50);
+
+async function main() {
+  const prefix = `bench${Date.now()}`;
+  const kafka = new Kafka({ clientId: 'bench', brokers: brokers(), logLevel: logLevel.ERROR });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topics = ['companies', ...MIX.map(([t]) => t)].map((t) => `${prefix}.public.${t}`);
+  await admin.createTopics({
+    topics: topics.map((topic) => ({ topic, numPartitions: 1 })),
+    waitForLeaders: true,
+  });
+
+  // ---- fill ----
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  let bytes = 0;
+  const fillStart = performance.now();
+  // Record batches stay under the broker's 1 MB message.max.bytes: ~200 events per send, 8 in flight.
+  let pending: { topic: string; key: string; value: string }[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  const flush = async () => {
+    const byTopic = new Map<string, { key: string; value: string }[]>();
+    for (const e of pending) {
+      const list = byTopic.get(e.topic) ?? [];
+      list.push({ key: e.key, value: e.value });
+      byTopic.set(e.topic, list);
+    }
+    pending = [];
+    const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    const send = producer.sendBatch({ acks: 1, topicMessages });
+    inFlight.add(send);
+    send.finally(() => inFlight.delete(send)).catch(() => {});
+    if (inFlight.size >= 8) await Promise.race(inFlight);
+  };
+  for (const e of events(prefix)) {
+    bytes += e.value.length + e.key.length;
+    pending.push(e);
+    if (pending.length >= 200) await flush();
+  }
+  await flush();
+  await Promise.all(inFlight);
+  await producer.disconnect();
+  const fillSeconds = (performance.now() - fillStart) / 1000;
+
+  // ---- peer 1: bare kafkajs consume ----
+  const bare = await (async () => {
+    const consumer = kafka.consumer({
+      groupId: `${prefix}-bare`,
+      maxBytes: 64 * 2 ** 20,
+      maxBytesPerPartition: 64 * 2 ** 20,
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: true });
+    let seen = 0;
+    const start = performance.now();
+    await new Promise<void>((resolve) => {
+      consumer.run({
+        eachBatch: async ({ batch }) => {
+          seen += batch.messages.length;
+          if (seen >= N) resolve();
+        },
+      });
+    });
+    const seconds = (performance.now() - start) / 1000;
+    await consumer.disconnect();
+    return { events: seen, seconds, eventsPerSecond: Math.round(seen / seconds) };
+  })();
+
+  // ---- the ingest worker: consume + decode + apply + commit ----
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  const metrics = createMetrics();
+  const worker = createWorker(
+    parseConfig({
+      INGEST_KAFKA_BROKERS: brokers().join(','),
+      INGEST_GROUP_ID: `${prefix}-ingest`,
+      INGEST_TOPIC_PREFIX: prefix,
+      INGEST_DATA_DIR: dataDir,
+      INGEST_ADMIN_PORT: '0',
+      INGEST_LOG_LEVEL: 'warn',
+    }),
+    { logger: createLogger('warn'), avscTypes: () => undefined, metrics },
+  );
+  const applyStart = performance.now();
+  const running = worker.run();
+  const done = async () => {
+    const values = (await metrics.events.get()).values;
+    return values.reduce((sum, v) => sum + (v.labels.outcome === 'dead_lettered' ? 0 : v.value), 0);
+  };
+  let handled = 0;
+  while ((handled = await done()) < N) await new Promise((r) => setTimeout(r, 25));
+  const applySeconds = (performance.now() - applyStart) / 1000;
+  const applied = (await metrics.events.get()).values
+    .filter((v) => v.labels.outcome === 'applied')
+    .reduce((s, v) => s + v.value, 0);
+  worker.stop();
+  await running;
+
+  // ---- peer 3: one transaction per event (sample) ----
+  const sample = Math.min(Number(args['per-event-sample']), N);
+  const decoder = createDecoder({
+    topicPrefix: prefix,
+    bareDecimalMode: 'precise',
+    avscTypes: () => undefined,
+  });
+  const changes: Change[] = [];
+  let k = 0;
+  for (const e of events(prefix)) {
+    if (k++ >= sample) break;
+    const r = decoder({ topic: e.topic, partition: 0, offset: String(k), key: e.key, value: e.value });
+    if (r.type === 'change') changes.push(r.change);
+  }
+  const perEventDir = mkdtempSync(join(tmpdir(), 'bench-per-event-'));
+  const store = ProjectionStore.open({ dataDir: perEventDir });
+  const perEventStart = performance.now();
+  for (const change of changes) store.applyBatch([change]);
+  const perEventSeconds = (performance.now() - perEventStart) / 1000;
+  store.close();
+
+  await admin.deleteTopics({ topics }).catch(() => {});
+  await admin.disconnect();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(perEventDir, { recursive: true, force: true });
+  clearInterval(rssTimer);
+
+  const result = {
+    benchmark: 'ingest-throughput',
+    machine: {
+      cpu: cpus()[0]?.model,
+      cores: cpus().length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    inputs: {
+      events: N,
+      companies: COMPANIES,
+      format: inlineSchema ? 'JsonConverter schemas.enable=true (as shipped)' : 'JsonConverter bare payload',
+      averageMessageBytes: Math.round(bytes / N),
+      mix: Object.fromEntries(MIX),
+      updatesShare: 0.2,
+    },
+    fill: { seconds: round(fillSeconds), eventsPerSecond: Math.round(N / fillSeconds) },
+    ingest: {
+      events: handled,
+      applied,
+      seconds: round(applySeconds),
+      eventsPerSecond: Math.round(handled / applySeconds),
+      target: 50_000,
+      peakRssMb: Math.round(rssPeak.mb),
+    },
+    peers: {
+      bareKafkajsConsume: bare,
+      oneTransactionPerEvent: {
+        events: changes.length,
+        seconds: round(perEventSeconds),
+        eventsPerSecond: Math.round(changes.length / perEventSeconds),
+      },
+    },
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
