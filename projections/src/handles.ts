@@ -1,3 +1,4 @@
+import { createCompanyFile } from './company-template.ts';
 import { assertCurrentVersion, migrate } from './migrate.ts';
 import { openReader, openWriter, type ProjectionDb } from './open.ts';
 import { companyPath, controlPath } from './paths.ts';
@@ -19,7 +20,9 @@ export function openControlReader(dataDir: string): ProjectionDb {
 
 /** Writer handle on a company file: created if missing, migrated, its meta row present. */
 export function openCompanyWriter(dataDir: string, companyId: string): ProjectionDb {
-  const db = migrated(openWriter(companyPath(dataDir, companyId)), 'company');
+  const path = companyPath(dataDir, companyId);
+  createCompanyFile(path);
+  const db = migrated(openWriter(path), 'company');
   // Read first: a write on every open would cost a WAL append (and a checkpoint on close) per reopen.
   if (db.prepare('SELECT 1 FROM meta WHERE lock = 1').get() === undefined) {
     db.prepare('INSERT INTO meta (lock, company_id) VALUES (1, ?)').run(companyId);

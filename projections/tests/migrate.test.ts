@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,7 +15,7 @@ import {
   ProjectionError,
   ProjectionVersionError,
 } from '../src/index.ts';
-import { A, tempDataDir } from './helpers.ts';
+import { A, B, tempDataDir } from './helpers.ts';
 
 describe('migrations', () => {
   it('creates files at the latest version, readable by readers', () => {
@@ -31,6 +32,18 @@ describe('migrations', () => {
     });
     control.close();
     company.close();
+  });
+
+  it('creates company files from a template: WAL mode, latest version, no stray files', () => {
+    const dir = tempDataDir();
+    for (const company of [A, B]) {
+      const db = openCompanyWriter(dir, company);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(fileVersion(db)).toBe(latestVersion('company'));
+      expect(db.prepare('SELECT company_id FROM meta').pluck().get()).toBe(company);
+      db.close();
+    }
+    expect(readdirSync(join(dir, 'companies')).sort()).toEqual([`${A}.sqlite`, `${B}.sqlite`]);
   });
 
   it('upgrades an old-version file in place, keeping its rows', () => {

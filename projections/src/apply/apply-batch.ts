@@ -29,7 +29,9 @@ export function applyBatch(
   deadLetters: readonly DeadLetter[],
   nowMs: number,
 ): BatchResult {
+  const started = performance.now();
   const plan = planBatch(changes, control, dataDir);
+  const planned = performance.now();
   const tally = new Tally();
   const rejections: Rejection[] = [...plan.rejections];
 
@@ -37,6 +39,7 @@ export function applyBatch(
     applyCompanyOps(files.get(companyId), ops, tally, rejections);
   }
   const appliedElsewhere = tally.applied;
+  const companiesDone = performance.now();
 
   let maxSourceTsMs: number | undefined;
   for (const change of changes) {
@@ -49,6 +52,7 @@ export function applyBatch(
     { plan, rejections, deadLetters, appliedElsewhere, maxSourceTsMs, nowMs },
     tally,
   );
+  const controlDone = performance.now();
 
   for (const change of plan.skipped) tally.count(change.table, 'skipped');
   for (const { change } of plan.rejections) tally.count(change.table, 'rejected');
@@ -60,5 +64,10 @@ export function applyBatch(
     companies: plan.companies.size,
     rejections,
     deadLettered: deadLetters.length + rejections.length,
+    timings: {
+      planMs: planned - started,
+      companiesMs: companiesDone - planned,
+      controlMs: controlDone - companiesDone,
+    },
   };
 }

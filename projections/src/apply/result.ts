@@ -20,6 +20,8 @@ export interface BatchResult {
   readonly rejections: readonly Rejection[];
   /** Dead letters recorded with this batch (ingest's decode failures plus the refused changes). */
   readonly deadLettered: number;
+  /** Where the batch's time went: planning (route reads, validation), company files, control. */
+  readonly timings: { readonly planMs: number; readonly companiesMs: number; readonly controlMs: number };
 }
 
 export type Outcome = 'applied' | 'skipped' | 'rejected';
