@@ -1,3 +1,4 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
 import { checkIntegerSyntax } from '../http/integer-syntax.ts';
@@ -33,21 +34,27 @@ export default fp(
       return sendProblem(request, reply, apiError);
     });
 
-    app.setNotFoundHandler((request, reply) => {
-      const path = request.url.split('?', 1)[0] ?? '';
-      const known = app.contract.paths.find((entry) => entry.matcher.test(path));
-      if (known && request.method !== 'GET' && request.method !== 'HEAD') {
-        const allow = 'GET, HEAD';
-        return sendProblem(
-          request,
-          reply,
-          new ApiError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}.`, {
-            headers: { allow },
-          }),
-        );
-      }
-      return sendProblem(request, reply, new ApiError('not_found', 'No such path.'));
+    // Fastify reads the body of a request with a body method before the not-found handler runs, and
+    // refuses QUERY without Content-Type with its own 400 there: answer requests that match no route
+    // before that (preParsing runs after every onRequest hook, so the RateLimit-* headers are set).
+    app.addHook('preParsing', async (request) => {
+      if (request.is404) throw unroutable(app, request);
     });
+
+    app.setNotFoundHandler((request, reply) => sendProblem(request, reply, unroutable(app, request)));
   },
   { name: 'pda-problems', fastify: '5.x', dependencies: ['pda-contract'] },
 );
+
+/** 405 + Allow for a wrong method on a known path, 404 for any other path. */
+function unroutable(app: FastifyInstance, request: FastifyRequest): ApiError {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const known = app.contract.paths.find((entry) => entry.matcher.test(path));
+  if (known && request.method !== 'GET' && request.method !== 'HEAD') {
+    const allow = 'GET, HEAD';
+    return new ApiError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}.`, {
+      headers: { allow },
+    });
+  }
+  return new ApiError('not_found', 'No such path.');
+}
