@@ -92,6 +92,26 @@ describe('RateLimit-* headers on every answer', () => {
       request: () => ({ method: 'DELETE', url: '/v1/sites', headers: bearer(f.keys.a) }),
     },
     {
+      name: '405 QUERY without Content-Type (Fastify would refuse it with its own 400 first)',
+      status: 405,
+      request: () => ({ method: 'QUERY', url: '/v1/sites', headers: bearer(f.keys.a) }),
+    },
+    {
+      name: '404 QUERY on an unknown path',
+      status: 404,
+      request: () => ({ method: 'QUERY', url: '/v1/nowhere' }),
+    },
+    {
+      name: '405 POST with a body of an unsupported media type',
+      status: 405,
+      request: () => ({
+        method: 'POST',
+        url: '/v1/sites',
+        headers: { ...bearer(f.keys.a), 'content-type': 'text/x-unknown' },
+        payload: 'x',
+      }),
+    },
+    {
       name: '400 invalid parameter',
       status: 400,
       request: () => ({ url: '/v1/sites?limit=abc', headers: bearer(f.keys.a) }),
