@@ -1,0 +1,396 @@
+// ingest against the real stack: rows written in PostgreSQL reach the right company file with exact
+// decimals and UTC timestamps; default-identity updates and deletes are routed to the right file;
+// `kill -9` of an ingest child in the middle of a large batch, then a restart, ends with projections
+// identical to PostgreSQL, compared row by row and column by column.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
+import { companyPath, openCompanyReader, openControlReader } from '@pda/projections';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
+
+type Row = Record<string, unknown>;
+const TENANT_TABLES = [
+  'sites',
+  'site_contacts',
+  'services',
+  'equipment_categories',
+  'equipment',
+  'consumables',
+];
+
+let pool: pg.Pool;
+beforeAll(() => {
+  pool = pgPool();
+});
+afterAll(async () => {
+  await pool.end();
+});
+
+// ---------- PostgreSQL → expected projection rows ----------
+
+/** A PostgreSQL column in the projection's representation (exact decimals, ISO UTC µs). */
+function pgExpression(column: string, dataType: string, projectionType: string): string {
+  const c = `"${column}"`;
+  if (dataType === 'timestamp with time zone') {
+    return `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+  }
+  if (dataType === 'numeric') return projectionType === 'REAL' ? `${c}::float8` : `${c}::text`;
+  if (dataType === 'ARRAY') return `array_to_json(${c})::text`;
+  if (dataType === 'uuid' || dataType === 'character') return `${c}::text`;
+  return c;
+}
+
+/** Every row of `table` in PostgreSQL, shaped like the projection table, sorted by id. */
+async function pgRows(
+  table: string,
+  where: string,
+  params: unknown[],
+  projectionColumns: Map<string, string>,
+) {
+  const { rows: cols } = await pool.query<{ column_name: string; data_type: string }>(
+    `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`,
+    [table],
+  );
+  const select = cols
+    .filter((c) => projectionColumns.has(c.column_name))
+    .map(
+      (c) =>
+        `${pgExpression(c.column_name, c.data_type, projectionColumns.get(c.column_name)!)} AS "${c.column_name}"`,
+    );
+  const { rows } = await pool.query<Row>(`SELECT ${select.join(', ')} FROM ${table} WHERE ${where}`, params);
+  return rows.sort(byKey);
+}
+
+const byKey = (a: Row, b: Row) =>
+  JSON.stringify([a.id, a.api_key_id, a.company_id]).localeCompare(
+    JSON.stringify([b.id, b.api_key_id, b.company_id]),
+  );
+
+/** Projection rows without the writer's bookkeeping columns, and the column → type map. */
+function projectionRows(
+  db: ReturnType<typeof openCompanyReader>,
+  table: string,
+  where = '1',
+  params: unknown[] = [],
+) {
+  const info = db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; type: string }[];
+  const types = new Map(info.filter((c) => !c.name.startsWith('_')).map((c) => [c.name, c.type]));
+  const rows = (db.prepare(`SELECT * FROM "${table}" WHERE ${where}`).all(...params) as Row[]).map((r) =>
+    Object.fromEntries(Object.entries(r).filter(([k]) => types.has(k))),
+  );
+  return { rows: rows.sort(byKey), types };
+}
+
+/** Compares every row and column of one company's tenant tables, and its control rows. */
+async function expectProjectionEqualsPostgres(dataDir: string, companyId: string): Promise<number> {
+  let compared = 0;
+  const company = openCompanyReader(dataDir, companyId);
+  try {
+    for (const table of TENANT_TABLES) {
+      const projected = projectionRows(company, table);
+      const expected = await pgRows(table, 'company_id = $1', [companyId], projected.types);
+      expect(projected.rows, `${table} of ${companyId}`).toEqual(expected);
+      compared += expected.length;
+    }
+  } finally {
+    company.close();
+  }
+  const control = openControlReader(dataDir);
+  try {
+    const companies = projectionRows(control, 'companies', 'id = ?', [companyId]);
+    expect(companies.rows).toEqual(await pgRows('companies', 'id = $1', [companyId], companies.types));
+    const grants = projectionRows(control, 'api_key_companies', 'company_id = ?', [companyId]);
+    expect(grants.rows).toEqual(
+      await pgRows('api_key_companies', 'company_id = $1', [companyId], grants.types),
+    );
+    const keyIds = grants.rows.map((g) => g.api_key_id as string);
+    const keys = projectionRows(
+      control,
+      'api_keys',
+      `id IN (${keyIds.map(() => '?').join(',') || "''"})`,
+      keyIds,
+    );
+    expect(keys.rows).toEqual(await pgRows('api_keys', 'id = ANY($1::uuid[])', [keyIds], keys.types));
+  } finally {
+    control.close();
+  }
+  return compared;
+}
+
+async function countInProjection(dataDir: string, companyId: string, table: string): Promise<number> {
+  if (!existsSync(companyPath(dataDir, companyId))) return 0;
+  const db = openCompanyReader(dataDir, companyId);
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function countInPostgres(table: string, companyId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM ${table} WHERE company_id = $1`,
+    [companyId],
+  );
+  return Number(rows[0]?.n);
+}
+
+// ---------- PostgreSQL writes ----------
+
+async function createCompany(sites: number): Promise<string> {
+  const company = randomUUID();
+  const category = randomUUID();
+  const key = randomUUID();
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      "INSERT INTO companies (id, name, currency) VALUES ($1, 'Ingest e2e Snow & Ice', 'CAD')",
+      [company],
+    );
+    await client.query(
+      `INSERT INTO api_keys (id, name, last_four, key_sha256, scopes, expires_at)
+       VALUES ($1::uuid, 'e2e', '9f3a', encode(digest($2::text, 'sha256'), 'hex'), '{sites:read,services:read}',
+               '2031-06-30 23:59:59.5+02')`,
+      [key, `svc_pk_e2e_${key}`],
+    );
+    await client.query('INSERT INTO api_key_companies (api_key_id, company_id) VALUES ($1, $2)', [
+      key,
+      company,
+    ]);
+    await client.query(
+      `INSERT INTO sites (company_id, name, notes, area, latitude, longitude, geocoded_at, created_at)
+       SELECT $1, 'Lot ' || g, repeat('n', (g % 3) * 4000), (g * 1234.56) % 99999999.99, -45.123456 + g * 0.000001,
+              -73.985656, '2026-01-31 12:00:00.123456+05:00'::timestamptz + g * interval '1 second',
+              '2025-12-31 23:59:59.999999+00'::timestamptz
+       FROM generate_series(1, $2::int) AS g`,
+      [company, sites],
+    );
+    await client.query(
+      `INSERT INTO site_contacts (company_id, site_id, name, email)
+       SELECT company_id, id, 'Contact ' || name, 'ops@example.com' FROM sites WHERE company_id = $1 LIMIT 50`,
+      [company],
+    );
+    await client.query(
+      `INSERT INTO services (company_id, name, client_charge_type, client_rate_amount, client_rate_currency,
+                             subcontractor_charge_type, subcontractor_rate_amount, subcontractor_rate_currency)
+       SELECT $1, 'Plowing ' || g, 'hourly', 9999999999.99 - g, 'CAD', 'per_push', -0.01 * g, 'CAD'
+       FROM generate_series(1, 20) AS g`,
+      [company],
+    );
+    await client.query(
+      `INSERT INTO equipment_categories (id, company_id, name, group_name, default_client_rate_amount,
+         default_client_rate_currency, default_subcontractor_rate_amount, default_subcontractor_rate_currency)
+       VALUES ($1, $2, 'Loaders', 'loaders', 185.50, 'CAD', 0.05, 'CAD')`,
+      [category, company],
+    );
+    await client.query(
+      `INSERT INTO equipment (company_id, category_id, name) SELECT $1, $2, 'Loader ' || g FROM generate_series(1, 10) g`,
+      [company, category],
+    );
+    await client.query(
+      `INSERT INTO consumables (company_id, name, group_name, default_client_rate_amount, default_client_rate_currency,
+         default_subcontractor_rate_amount, default_subcontractor_rate_currency)
+       VALUES ($1, 'Rock salt', 'de_icing', 120.00, 'CAD', 95.10, 'CAD'), ($1, 'Brine', 'de_icing', 0.35, 'CAD', 0.2, 'CAD')`,
+      [company],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+  return company;
+}
+
+/** Updates (before = null under default identity) and key-only deletes across the company's tables. */
+async function updateAndDelete(company: string): Promise<void> {
+  await pool.query(
+    "UPDATE sites SET name = name || ' (renamed)', area = -0.01 WHERE company_id = $1 AND name LIKE 'Lot 1%'",
+    [company],
+  );
+  await pool.query("UPDATE sites SET city = 'Montréal' WHERE company_id = $1 AND name LIKE 'Lot 2%'", [
+    company,
+  ]); // notes TOASTed, unchanged
+  await pool.query('UPDATE services SET client_rate_amount = 0.10 WHERE company_id = $1', [company]);
+  await pool.query('UPDATE equipment_categories SET name = $2 WHERE company_id = $1', [
+    company,
+    'Loaders (wheel)',
+  ]);
+  await pool.query("DELETE FROM site_contacts WHERE company_id = $1 AND name LIKE '%3'", [company]);
+  await pool.query(
+    "DELETE FROM sites WHERE company_id = $1 AND name LIKE 'Lot 3%' AND id NOT IN (SELECT site_id FROM site_contacts)",
+    [company],
+  );
+  await pool.query("DELETE FROM consumables WHERE company_id = $1 AND name = 'Brine'", [company]);
+}
+
+function ingestConfig(dataDir: string, extra: Record<string, string> = {}) {
+  const env = stackEnv();
+  return {
+    INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+    INGEST_TOPIC_PREFIX: env.topicPrefix,
+    INGEST_GROUP_ID: `e2e-ingest-${randomUUID()}`,
+    INGEST_DATA_DIR: dataDir,
+    INGEST_ADMIN_PORT: '0',
+    INGEST_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+async function waitUntilCaughtUp(dataDir: string, company: string, timeoutMs = 150_000): Promise<void> {
+  await waitFor(
+    `projection of ${company} to match PostgreSQL counts`,
+    async () => {
+      for (const table of TENANT_TABLES) {
+        if ((await countInProjection(dataDir, company, table)) !== (await countInPostgres(table, company)))
+          return false;
+      }
+      return true;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+}
+
+describe('ingest worker on the real stack', () => {
+  let worker: Worker;
+  let running: Promise<void>;
+  const dataDir = mkdtempSync(join(tmpdir(), 'ingest-e2e-'));
+
+  beforeAll(async () => {
+    const config = parseConfig(ingestConfig(dataDir));
+    const logger = createLogger('warn');
+    worker = createWorker(config, { logger, avscTypes: await loadAvscTypes() });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.stop();
+    await running;
+  });
+
+  it('creates land in the right company file with exact decimals and UTC timestamps', async () => {
+    const company = await createCompany(300);
+    await waitUntilCaughtUp(dataDir, company);
+    expect(await expectProjectionEqualsPostgres(dataDir, company)).toBeGreaterThan(300);
+    const db = openCompanyReader(dataDir, company);
+    try {
+      const service = db.prepare("SELECT * FROM services WHERE name = 'Plowing 1'").get() as Row;
+      expect(service.client_rate_amount).toBe('9999999998.99');
+      expect(service.subcontractor_rate_amount).toBe('-0.01');
+      const site = db.prepare("SELECT * FROM sites WHERE name = 'Lot 1'").get() as Row;
+      expect(site.geocoded_at).toBe('2026-01-31T07:00:01.123456Z'); // +05:00 → UTC
+      expect(site.created_at).toBe('2025-12-31T23:59:59.999999Z');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('default-identity updates and deletes are applied to the right file', async () => {
+    const company = await createCompany(60);
+    const other = await createCompany(5); // must stay untouched
+    await waitUntilCaughtUp(dataDir, company);
+    await updateAndDelete(company);
+    await waitFor(
+      'updates and deletes',
+      async () =>
+        (await countInProjection(dataDir, company, 'consumables')) === 1 &&
+        (await countInProjection(dataDir, company, 'sites')) === (await countInPostgres('sites', company)),
+      { timeoutMs: 60_000, intervalMs: 300 },
+    );
+    // The last statement's effect is visible; give the earlier ones' events the same chance.
+    await waitFor(
+      'projection equal to PostgreSQL',
+      async () => {
+        try {
+          await expectProjectionEqualsPostgres(dataDir, company);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    await expectProjectionEqualsPostgres(dataDir, company);
+    await waitUntilCaughtUp(dataDir, other);
+    await expectProjectionEqualsPostgres(dataDir, other);
+  });
+
+  it('the admin port reports ready, per-table counters and lag', async () => {
+    const port = worker.adminPort();
+    const ready = await waitFor('readyz', async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return r.status === 200 ? r.json() : false;
+    });
+    expect(ready).toMatchObject({ status: 'ready', connected: true });
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/pda_ingest_events_total\{table="sites",outcome="applied"\} [1-9]/);
+    expect(metrics).toMatch(/pda_ingest_consumer_lag\{topic="pda.public.sites",partition="0"\} \d+/);
+    expect(metrics).toMatch(/pda_ingest_freshness_seconds \d/);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('kill -9 in the middle of a large batch', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ingest-e2e-kill-'));
+  const env = ingestConfig(dataDir, { INGEST_MAX_BATCH_EVENTS: '500', INGEST_LOG_LEVEL: 'info' });
+  const children: ChildProcess[] = [];
+
+  function startChild(): ChildProcess {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'ingest/src/main.ts')], {
+      env: { ...process.env, ...env },
+      cwd: join(repoRoot, 'ingest'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.resume();
+    child.stderr?.resume();
+    children.push(child);
+    return child;
+  }
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
+  it('restart converges on PostgreSQL exactly', async () => {
+    const company = await createCompany(20_000);
+    const first = startChild();
+    // Wait until part of the company is applied, then SIGKILL mid-stream (no drain, no commit).
+    const partial = await waitFor(
+      'a partial apply',
+      async () => {
+        const n = await countInProjection(dataDir, company, 'sites');
+        return n > 0 && n < 20_000 ? n : false;
+      },
+      { timeoutMs: 150_000, intervalMs: 20 },
+    );
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    expect(partial).toBeLessThan(20_000);
+
+    await updateAndDelete(company); // changes while ingest is down
+    const second = startChild();
+    await waitUntilCaughtUp(dataDir, company);
+    await waitFor(
+      'projection equal to PostgreSQL after restart',
+      async () => {
+        try {
+          await expectProjectionEqualsPostgres(dataDir, company);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
+    // 20,000 sites minus the ~1,100 deleted by updateAndDelete, plus the other tables.
+    expect(await expectProjectionEqualsPostgres(dataDir, company)).toBeGreaterThan(18_000);
+    second.kill('SIGTERM');
+    await new Promise((resolve) => second.once('exit', resolve));
+    expect(second.exitCode).toBe(0);
+  });
+});
