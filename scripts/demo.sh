@@ -48,7 +48,7 @@ INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_DATA_DIR="$data_dir" INGEST_GRO
   pnpm --silent --filter @pda/ingest start >"$data_dir/ingest.log" 2>&1 &
 pids+=($!)
 API_DATA_DIR="$data_dir" API_PORT="$api_port" API_HOST=127.0.0.1 \
-  API_PUBLIC_BASE_URL="http://127.0.0.1:$api_port" API_CURSOR_SECRET="demo-$(date +%s)-$RANDOM$RANDOM" \
+  API_PUBLIC_BASE_URL="http://127.0.0.1:$api_port" API_CURSOR_SECRET="$(node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")" \
   pnpm --silent --filter @pda/api start >"$data_dir/api.log" 2>&1 &
 pids+=($!)
 
