@@ -1,9 +1,10 @@
 import rateLimit from '@fastify/rate-limit';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { type AddressMeter, addressMeter } from '../rate-limit/address-meter.ts';
 import { localStore } from '../rate-limit/local-store.ts';
 import { rateLimitExceeded } from '../rate-limit/rate-limit-error.ts';
-import { rateLimitKey } from '../rate-limit/rate-limit-key.ts';
+import { addressKey, rateLimitKey } from '../rate-limit/rate-limit-key.ts';
 import { connectRateLimitRedis } from '../rate-limit/redis-client.ts';
 import { sharedStore } from '../rate-limit/shared-store.ts';
 
@@ -19,6 +20,13 @@ import { sharedStore } from '../rate-limit/shared-store.ts';
  * resolved when the budget is chosen, and before every refusal of the request (401, 403, 400 and
  * the not-found handler's 404/405 all happen later), so those carry the headers too.
  */
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Spends a client address's budget for an answer given without a request (client-error.ts). */
+    meterClientAddress: AddressMeter;
+  }
+}
 
 /** Keys (API keys + client addresses) whose windows are kept in memory; the oldest is evicted. */
 const MAX_TRACKED_KEYS = 100_000;
@@ -51,6 +59,8 @@ export default fp(
       store,
     });
     app.addHook('onRequest', app.rateLimit() as unknown as onRequestAsyncHookHandler);
+    // The store classes keep their state in a closure: this instance shares the plugin's budgets.
+    app.decorate('meterClientAddress', addressMeter(new store(), addressKey, max, windowMs));
   },
   { name: 'pda-rate-limit', fastify: '5.x', dependencies: ['pda-config', 'pda-auth'] },
 );

@@ -16,5 +16,10 @@ export function rateLimitKey(request: FastifyRequest): string {
   // `credential` is undefined on the bare request Fastify builds for a malformed URL.
   const credential = request.credential as FastifyRequest['credential'] | undefined;
   if (credential?.kind === 'key') return `key:${credential.key.id}`;
-  return `ip:${normalizeIP(request.ip)}`;
+  return addressKey(request.ip);
+}
+
+/** The budget of a client address (also for answers given before any request exists). */
+export function addressKey(address: string): string {
+  return `ip:${normalizeIP(address)}`;
 }
