@@ -1,7 +1,11 @@
 /**
  * The ingest worker's lifecycle (notes/style.md: worker.ts builds, main.ts parses config and
- * starts): open the projections, serve the admin port, consume Kafka through the shared
+ * starts): serve the admin port, open the projections, consume Kafka through the shared
  * decode → apply pipeline until the AbortSignal fires, then drain, commit and close.
+ *
+ * When `rebuild` swaps the data directory to a new generation (its realpath changes), the worker
+ * drains, closes the old files and continues on the new generation with the consumer group that
+ * built it (GENERATION.json), so there is never more than one writer per generation.
  */
 import { ProjectionStore, type SourceTable } from '@pda/projections';
 import type { Logger } from 'pino';
@@ -11,62 +15,64 @@ import { type ColumnType, createDecoder, dataTopics } from './decode/index.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
+import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
 
 export interface WorkerDeps {
   readonly logger: Logger;
   /** Column types from the .avsc files (for events without inline schema). */
   readonly avscTypes: (table: SourceTable) => ReadonlyMap<string, ColumnType> | undefined;
   readonly metrics?: IngestMetrics;
-  /** Called after every committed chunk (the rebuild command watches catch-up with it). */
-  readonly onBatch?: (source: KafkaSource) => void;
+  /** Follow generation swaps of INGEST_DATA_DIR (default true; the rebuild builder turns it off). */
+  readonly followSwaps?: boolean;
 }
 
 export interface Worker {
   /** Resolves when stopped (drained and disconnected); rejects on an unrecoverable failure. */
   run(): Promise<void>;
   stop(): void;
-  readonly signal: AbortSignal;
   adminPort(): number | undefined;
-  source(): KafkaSource;
+  /** The Kafka source of the generation being written (lag, connection). */
+  source(): KafkaSource | undefined;
 }
 
 export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   const logger = deps.logger;
   const metrics = deps.metrics ?? createMetrics();
-  const controller = new AbortController();
-  const source = createKafkaSource({
-    brokers: config.INGEST_KAFKA_BROKERS,
-    clientId: config.INGEST_CLIENT_ID,
-    groupId: config.INGEST_GROUP_ID,
-    topics: dataTopics(config.INGEST_TOPIC_PREFIX),
-    fromBeginning: config.INGEST_FROM_BEGINNING,
-    maxBatchEvents: config.INGEST_MAX_BATCH_EVENTS,
-    fetchMaxBytes: config.INGEST_FETCH_MAX_BYTES,
-    sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
-    logger,
-  });
+  const stopped = new AbortController();
   let admin: AdminServer | undefined;
+  let source: KafkaSource | undefined;
 
   const readiness = () => {
-    const lag = source.lag();
-    const connected = source.connected();
-    const ready = connected && lag.measured && lag.total <= config.INGEST_READY_MAX_LAG;
+    const lag = source?.lag();
+    const connected = source?.connected() ?? false;
+    const ready = connected && lag !== undefined && lag.measured && lag.total <= config.INGEST_READY_MAX_LAG;
     return {
       ready,
-      detail: { connected, lag: lag.measured ? lag.total : null, max_lag: config.INGEST_READY_MAX_LAG },
+      detail: { connected, lag: lag?.measured ? lag.total : null, max_lag: config.INGEST_READY_MAX_LAG },
     };
   };
 
-  return {
-    signal: controller.signal,
-    adminPort: () => admin?.port,
-    source: () => source,
-    stop: () => controller.abort(),
-    async run() {
-      const store = ProjectionStore.open({
-        dataDir: config.INGEST_DATA_DIR,
-        maxOpenCompanies: config.INGEST_MAX_OPEN_COMPANIES,
-      });
+  /** Runs one generation until stop() or until the data directory resolves elsewhere. */
+  async function runGeneration(): Promise<void> {
+    const resolved = resolvedDataDir(config.INGEST_DATA_DIR);
+    const groupId = (resolved && readGeneration(resolved)?.groupId) ?? config.INGEST_GROUP_ID;
+    const generation = new AbortController();
+    const onStop = () => generation.abort();
+    stopped.signal.addEventListener('abort', onStop, { once: true });
+    const watch = setInterval(() => {
+      if (deps.followSwaps !== false && resolved && resolvedDataDir(config.INGEST_DATA_DIR) !== resolved) {
+        logger.info(
+          { from: resolved, to: resolvedDataDir(config.INGEST_DATA_DIR) },
+          'data directory swapped',
+        );
+        generation.abort();
+      }
+    }, 1000);
+    const store = ProjectionStore.open({
+      dataDir: resolved ?? config.INGEST_DATA_DIR,
+      maxOpenCompanies: config.INGEST_MAX_OPEN_COMPANIES,
+    });
+    try {
       const decoder = createDecoder({
         topicPrefix: config.INGEST_TOPIC_PREFIX,
         bareDecimalMode: config.INGEST_DECIMAL_MODE,
@@ -78,10 +84,36 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         metrics,
         logger: logger.child({ component: 'apply' }),
       });
-      const lagTimer = setInterval(() => {
-        for (const p of source.lag().partitions)
+      source = createKafkaSource({
+        brokers: config.INGEST_KAFKA_BROKERS,
+        clientId: config.INGEST_CLIENT_ID,
+        groupId,
+        topics: dataTopics(config.INGEST_TOPIC_PREFIX),
+        fromBeginning: config.INGEST_FROM_BEGINNING,
+        maxBatchEvents: config.INGEST_MAX_BATCH_EVENTS,
+        fetchMaxBytes: config.INGEST_FETCH_MAX_BYTES,
+        sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
+        logger,
+      });
+      logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');
+      await source.run((records) => void pipeline.process(records), generation.signal);
+    } finally {
+      clearInterval(watch);
+      stopped.signal.removeEventListener('abort', onStop);
+      store.close();
+    }
+  }
+
+  return {
+    adminPort: () => admin?.port,
+    source: () => source,
+    stop: () => stopped.abort(),
+    async run() {
+      const gauges = setInterval(() => {
+        for (const p of source?.lag().partitions ?? []) {
           metrics.lag.set({ topic: p.topic, partition: String(p.partition) }, p.lag);
-        metrics.connected.set(source.connected() ? 1 : 0);
+        }
+        metrics.connected.set(source?.connected() ? 1 : 0);
       }, 1000);
       try {
         admin = await startAdminServer({
@@ -90,19 +122,12 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           registry: metrics.registry,
           readiness,
         });
-        logger.info(
-          { adminPort: admin.port, groupId: config.INGEST_GROUP_ID, dataDir: config.INGEST_DATA_DIR },
-          'ingest started',
-        );
-        await source.run((records) => {
-          pipeline.process(records);
-          deps.onBatch?.(source);
-        }, controller.signal);
+        logger.info({ adminPort: admin.port }, 'ingest started');
+        while (!stopped.signal.aborted) await runGeneration();
         logger.info('ingest stopped: drained and disconnected');
       } finally {
-        clearInterval(lagTimer);
+        clearInterval(gauges);
         await admin?.close();
-        store.close();
       }
     },
   };

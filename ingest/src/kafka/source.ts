@@ -129,6 +129,8 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         sessionTimeout: options.sessionTimeoutMs,
         heartbeatInterval: Math.floor(options.sessionTimeoutMs / 10),
         maxBytes: options.fetchMaxBytes,
+        // A short fetch long-poll keeps a drain (stop, generation swap) within about a second.
+        maxWaitTimeInMs: 1000,
         maxBytesPerPartition: options.fetchMaxBytes,
         retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
       });
