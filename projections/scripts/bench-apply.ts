@@ -1,7 +1,8 @@
 /**
  * Apply-path throughput (not a test): real-shaped changes over C companies with the table mix of
  * a field-service change stream (80 % creates, 20 % updates of earlier rows), applied in batches
- * of B into a temp data dir. Reports events/s, the split plan / company files / control, peak RSS.
+ * of B into a temp data dir. Reports events/s, the split plan / company files / control, the CPU
+ * time per event (steadier than wall time on a shared machine), peak RSS.
  *   pnpm exec tsx projections/scripts/bench-apply.ts [events=200000] [companies=300] [batch=10000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,11 +42,15 @@ const store = ProjectionStore.open({ dataDir: dir, maxOpenCompanies: companies }
 let peakRss = 0;
 const split = { planMs: 0, companiesMs: 0, controlMs: 0 };
 const start = performance.now();
+let cpuUs = 0;
 for (let i = 0; i < events; i += batchSize) {
   const batch: Change[] = [];
   for (let j = i; j < Math.min(i + batchSize, events); j++) batch.push(change(j));
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const result = store.applyBatch(batch);
+  const cpu = process.cpuUsage(cpu0);
+  cpuUs += cpu.user + cpu.system;
   split.planMs += result.timings.planMs;
   split.companiesMs += result.timings.companiesMs;
   split.controlMs += result.timings.controlMs;
@@ -58,7 +63,8 @@ console.log(
   `${events} events, ${companies} companies, batch ${batchSize}: ${Math.round(events / (applyMs / 1000))} events/s applied ` +
     `(wall incl. building changes ${Math.round(events / ((performance.now() - start) / 1000))}/s); ` +
     `per event: plan ${((split.planMs * 1000) / events).toFixed(1)} µs, company files ${((split.companiesMs * 1000) / events).toFixed(1)} µs, ` +
-    `control ${((split.controlMs * 1000) / events).toFixed(1)} µs; peak RSS ${Math.round(peakRss / 2 ** 20)} MiB`,
+    `control ${((split.controlMs * 1000) / events).toFixed(1)} µs; ` +
+    `CPU ${(cpuUs / events).toFixed(1)} µs/event (${Math.round(events / (cpuUs / 1e6))} events per CPU-second); peak RSS ${Math.round(peakRss / 2 ** 20)} MiB`,
 );
 store.close();
 rmSync(dir, { recursive: true, force: true });
