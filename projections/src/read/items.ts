@@ -1,4 +1,5 @@
 import { quoteIdent, type ReadHandle } from './read-handle.ts';
+import { rowBuilder } from './row-builder.ts';
 import {
   type EquipmentCategoryRow,
   PAGE_TABLE_COLUMNS,
@@ -15,8 +16,11 @@ export function readById<T extends PageTable>(
   table: T,
   id: string,
 ): PageTableRows[T] | undefined {
-  const statement = handle.statement(`item:${table}`, () => `${selectFrom(table)} WHERE "id" = ?`);
-  return statement.get(id) as PageTableRows[T] | undefined;
+  const statement = handle.statement(`item:${table}`, () => `${selectFrom(table)} WHERE "id" = ?`, {
+    raw: true,
+  });
+  const values = statement.get(id) as unknown[] | undefined;
+  return values && rowBuilder<PageTableRows[T]>(PAGE_TABLE_COLUMNS[table] as readonly string[])(values);
 }
 
 /** Equipment categories by id (include=category); ids without a row are absent from the map. */
@@ -29,8 +33,15 @@ export function readCategoriesByIds(
   const statement = handle.statement(
     'categories-by-ids',
     () => `${selectFrom('equipment_categories')} WHERE "id" IN (SELECT value FROM json_each(?))`,
+    { raw: true },
   );
-  for (const row of statement.all(JSON.stringify(ids)) as EquipmentCategoryRow[]) result.set(row.id, row);
+  const build = rowBuilder<EquipmentCategoryRow>(
+    PAGE_TABLE_COLUMNS.equipment_categories as readonly string[],
+  );
+  for (const values of statement.all(JSON.stringify(ids)) as unknown[][]) {
+    const row = build(values);
+    result.set(row.id, row);
+  }
   return result;
 }
 
@@ -46,8 +57,11 @@ export function readContactsBySiteIds(
     'contacts-by-site-ids',
     () =>
       `SELECT ${columns} FROM "site_contacts" WHERE "site_id" IN (SELECT value FROM json_each(?)) ORDER BY "site_id", "id"`,
+    { raw: true },
   );
-  for (const row of statement.all(JSON.stringify(siteIds)) as SiteContactRow[]) {
+  const build = rowBuilder<SiteContactRow>(SITE_CONTACT_COLUMNS);
+  for (const values of statement.all(JSON.stringify(siteIds)) as unknown[][]) {
+    const row = build(values);
     const list = result.get(row.site_id);
     if (list) list.push(row);
     else result.set(row.site_id, [row]);

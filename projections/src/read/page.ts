@@ -1,4 +1,5 @@
 import { quoteIdent, type ReadHandle } from './read-handle.ts';
+import { rowBuilder } from './row-builder.ts';
 import {
   PAGE_TABLE_COLUMNS,
   type PageTable,
@@ -54,15 +55,18 @@ export function readPage<T extends PageTable>(
   const statement = handle.statement(
     `page:${table}:${signature}:${request.direction}:${hasPosition}:${hasSince}`,
     () => pageSql(table, request.sort, backward, hasPosition, hasSince),
+    { raw: true },
   );
   const params: Record<string, string | number> = { limit: request.limit + 1 };
   if (request.changedSinceUs !== undefined) params.since = request.changedSinceUs;
   request.position?.forEach((value, index) => {
     params[`p${index}`] = value;
   });
-  const rows = statement.all(params) as PageTableRows[T][];
-  const hasMore = rows.length > request.limit;
-  if (hasMore) rows.length = request.limit;
+  const values = statement.all(params) as unknown[][];
+  const hasMore = values.length > request.limit;
+  if (hasMore) values.length = request.limit;
+  const build = rowBuilder<PageTableRows[T]>(PAGE_TABLE_COLUMNS[table] as readonly string[]);
+  const rows = values.map(build);
   if (backward) rows.reverse();
   return { rows, hasMore };
 }

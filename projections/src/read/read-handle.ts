@@ -13,11 +13,12 @@ export class ReadHandle {
     this.db = db;
   }
 
-  /** The statement cached under `key`, prepared from `sql()` on first use. */
-  statement(key: string, sql: () => string): Database.Statement {
+  /** The statement cached under `key`, prepared from `sql()` on first use (`raw`: rows as arrays). */
+  statement(key: string, sql: () => string, options: { raw?: boolean } = {}): Database.Statement {
     let statement = this.#statements.get(key);
     if (!statement) {
       statement = this.db.prepare(sql());
+      if (options.raw) statement.raw(true);
       this.#statements.set(key, statement);
     }
     return statement;
