@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { startAdminServer } from '../src/ops/admin-server.ts';
+import { createMetrics } from '../src/ops/metrics.ts';
+
+describe('admin server', () => {
+  it('serves liveness, readiness and Prometheus metrics', async () => {
+    const metrics = createMetrics(() => 10_000);
+    let ready = false;
+    const server = await startAdminServer({
+      host: '127.0.0.1',
+      port: 0,
+      registry: metrics.registry,
+      readiness: () => ({ ready, detail: { lag: ready ? 0 : 5000 } }),
+    });
+    const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
+    try {
+      expect((await fetch(url('/healthz'))).status).toBe(200);
+      const notReady = await fetch(url('/readyz'));
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toEqual({ status: 'not_ready', lag: 5000 });
+      ready = true;
+      expect((await fetch(url('/readyz'))).status).toBe(200);
+
+      metrics.events.inc({ table: 'sites', outcome: 'applied' }, 3);
+      metrics.lastSourceTsMs = 7_500;
+      const text = await (await fetch(url('/metrics'))).text();
+      expect(text).toContain('pda_ingest_events_total{table="sites",outcome="applied"} 3');
+      expect(text).toContain('pda_ingest_freshness_seconds 2.5');
+      expect(text).toContain('pda_ingest_batch_duration_seconds_bucket');
+      expect((await fetch(url('/nope'))).status).toBe(404);
+      expect((await fetch(url('/healthz'), { method: 'POST' })).status).toBe(405);
+    } finally {
+      await server.close();
+    }
+  });
+});
