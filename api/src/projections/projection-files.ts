@@ -7,9 +7,10 @@ import { controlPath, openCompanyReader, openControlReader, ReadHandle } from '@
  * (each handle carries its prepared statements). When ingest swaps in rebuilt files, every handle
  * is closed and reopened lazily on the new files.
  *
- * Swap signal (see ingest/README.md): the identity of the data directory = its resolved realpath
- * (a `current -> generations/<n>` symlink swap), the inode of control.sqlite (files renamed into
- * place) and the content of an optional `generation` file. It is checked at most every
+ * Swap signal (ingest "Rebuild", ingest/src/rebuild/generations.ts): the identity of the data
+ * directory = its resolved realpath (`<dir> -> <dir>.generations/<id>`, swapped by renaming a new
+ * symlink over the old one), plus the inode of control.sqlite (files renamed into place) and the
+ * generation's GENERATION.json. It is checked at most every
  * `reopenCheckMs`; requests keep reading the old files until then, which stay valid while open.
  * Handlers use a handle synchronously (better-sqlite3), so closing between requests is safe.
  */
@@ -97,7 +98,7 @@ export class ProjectionFiles {
       parts.push('no-control');
     }
     try {
-      parts.push(readFileSync(join(this.#dataDir, 'generation'), 'utf8').trim().slice(0, 200));
+      parts.push(readFileSync(join(this.#dataDir, 'GENERATION.json'), 'utf8').trim().slice(0, 500));
     } catch {
       parts.push('');
     }
