@@ -21,9 +21,11 @@ export function itemHandler(
     requireIncludeScopes(tenant, resource, include);
     const id = (request.params as Record<string, string>)[idParameter]!;
     const handle = app.projections.company(tenant.company.id);
-    const row = readById(handle, resource.table, id);
-    if (!row) throw notFound();
-    const [json] = resource.present(handle, [row as PageTableRows[typeof resource.table]], include);
-    return { data: selectMembers(json!, fields, include) };
+    const json = handle.snapshot(() => {
+      const row = readById(handle, resource.table, id);
+      return row && resource.present(handle, [row as PageTableRows[typeof resource.table]], include)[0];
+    });
+    if (!json) throw notFound();
+    return { data: selectMembers(json, fields, include) };
   };
 }

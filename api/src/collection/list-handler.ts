@@ -28,16 +28,19 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
     const at = query.cursor ? verifyCursor(secret, query.cursor, binding, query.sort.keys.length) : undefined;
 
     const handle = app.projections.company(tenant.company.id);
-    const page = readPage(handle, resource.table, {
-      sort: query.sort.keys,
-      limit: query.limit,
-      direction: at?.direction ?? 'after',
-      position: at?.position,
-      changedSinceUs: query.changedSinceUs,
+    const { page, data } = handle.snapshot(() => {
+      const page = readPage(handle, resource.table, {
+        sort: query.sort.keys,
+        limit: query.limit,
+        direction: at?.direction ?? 'after',
+        position: at?.position,
+        changedSinceUs: query.changedSinceUs,
+      });
+      const data = resource
+        .present(handle, page.rows as PageTableRows[typeof resource.table][], query.include)
+        .map((json) => selectMembers(json, query.fields, query.include));
+      return { page, data };
     });
-    const data = resource
-      .present(handle, page.rows as PageTableRows[typeof resource.table][], query.include)
-      .map((json) => selectMembers(json, query.fields, query.include));
 
     const link = (cursor: string | undefined) =>
       pageUrl(app.config.publicBaseUrl, path, [

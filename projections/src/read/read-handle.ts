@@ -24,6 +24,20 @@ export class ReadHandle {
     return statement;
   }
 
+  /**
+   * Runs `read` inside one read transaction, so every statement sees the same committed state
+   * (a page and the relations embedded in it come from one snapshot even while ingest writes).
+   */
+  snapshot<T>(read: () => T): T {
+    if (this.db.inTransaction) return read();
+    this.statement('begin', () => 'BEGIN').run();
+    try {
+      return read();
+    } finally {
+      this.statement('commit', () => 'COMMIT').run();
+    }
+  }
+
   close(): void {
     this.#statements.clear();
     if (this.db.open) this.db.close();

@@ -122,6 +122,18 @@ describe('readPage', () => {
     expect(b).toBe(a);
   });
 
+  test('snapshot runs reads in one transaction and always ends it', () => {
+    expect(company.snapshot(() => company.db.inTransaction)).toBe(true);
+    expect(company.db.inTransaction).toBe(false);
+    expect(() =>
+      company.snapshot(() => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(company.db.inTransaction).toBe(false);
+    expect(company.snapshot(() => company.snapshot(() => 42))).toBe(42);
+  });
+
   test('a sort that does not end with id or a wrong position length is a programming error', () => {
     expect(() => page({ sort: [{ column: 'name', descending: false }] })).toThrow('end with id');
     expect(() => page({ position: ['x', 'y'] })).toThrow('one value per sort key');
