@@ -26,13 +26,10 @@ describe('replay from a JSONL file', () => {
       { table: 'companies', op: 'c', row: sampleRow('companies', 1, company), lsn: 10, tsMs: 1 },
       { inlineSchema: true },
     );
-    const b = encodeEvent({
-      table: 'services',
-      op: 'c',
-      row: sampleRow('services', 2, company),
-      lsn: 11,
-      tsMs: 1,
-    });
+    const b = encodeEvent(
+      { table: 'services', op: 'c', row: sampleRow('services', 2, company), lsn: 11, tsMs: 1 },
+      { inlineSchema: true },
+    );
     const file = join(dir, 'events.jsonl');
     writeFileSync(
       file,

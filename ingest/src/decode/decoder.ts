@@ -58,6 +58,9 @@ function decodeChange(
   const value = parse(cache, `${topic}\u0000value`, valueText, exact, 'value');
   const envelope = readEnvelope(value.payload, value.schema);
   const avsc = options.avscTypes(table);
+  // Without an inline schema, JSON alone cannot tell a precise decimal (base64) or a timestamp
+  // from text: refuse rather than store base64 as an amount.
+  if (!value.schema && !avsc) fail(`no inline schema and no .avsc column types for '${table}'`);
   const pos = position(envelope.source, envelope.op, envelope.tsMs);
   if (envelope.op === 'm') return { type: 'ignored', reason: 'message' };
   if (envelope.op === 't') return { type: 'change', change: { kind: 'truncate', table, position: pos } };

@@ -2,11 +2,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProjectionStore } from '@pda/projections';
+import { ProjectionStore, type SourceTable } from '@pda/projections';
+import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
 import { createPipeline } from '../../src/apply/pipeline.ts';
-import { createDecoder, type RawRecord } from '../../src/decode/index.ts';
+import { columnTypesFromAvsc, createDecoder, type RawRecord } from '../../src/decode/index.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
+
+const avscTypes = (table: SourceTable) => columnTypesFromAvsc(loadTableSchema(table));
 
 export const tempDataDir = (name = 'ingest-test-') => mkdtempSync(join(tmpdir(), name));
 
@@ -14,7 +17,7 @@ export function applyRecords(dataDir: string, records: readonly RawRecord[], bat
   const store = ProjectionStore.open({ dataDir });
   const metrics = createMetrics();
   const pipeline = createPipeline({
-    decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes: () => undefined }),
+    decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes }),
     sink: store,
     metrics,
     logger: pino({ level: 'silent' }),
