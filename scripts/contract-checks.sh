@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Third-party contract checks, run by scripts/test.sh after the end-to-end tests (stack up,
+# .stack/env written):
+#   1. Spectral (OAS + OWASP rulesets, api/.spectral.yaml) lints api/openapi.yaml clean;
+#   2. Schemathesis (`st run --checks all`, pinned, in .venv/) against a RUNNING api serving real
+#      data through the real pipeline: a company seeded in PostgreSQL, captured by Debezium, applied
+#      by ingest into projection files, with a key issued by ops' keys CLI.
+# Starts and stops its own ingest and api on free ports, every wait bounded; exits non-zero on any
+# failure. Environment: CONTRACT_MAX_EXAMPLES (default 50 per operation), CONTRACT_SEED
+# (Schemathesis seed; default fixed so CI is reproducible, `random` for a new one each run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo_root=$PWD
+source scripts/lib/contract-schemathesis.sh
+source scripts/lib/contract-pipeline.sh
+
+echo "== Spectral: api/openapi.yaml with the OAS and OWASP rulesets"
+pnpm --silent --filter @pda/api run lint:contract
+
+st=$(ensure_schemathesis "$repo_root")
+
+if [ ! -f .stack/env ]; then
+  echo "contract-checks: .stack/env is missing: start the stack first (bash ops/stack/stack.sh up)" >&2
+  exit 1
+fi
+# shellcheck source=/dev/null
+source .stack/env
+
+run_id="contract-$(date +%s)-$$"
+work=$(mktemp -d)
+data_dir="$work/data"
+mkdir -p "$data_dir" .data/contract-checks
+pids=()
+company_id=""
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ -n "$company_id" ]; then delete_company "$company_id" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== real data: seed one company (seed $run_id), issue a key"
+company_id=$(seed_company "$run_id")
+[ -n "$company_id" ] || { echo "contract-checks: seeding created no company" >&2; exit 1; }
+key=$(issue_key "$company_id")
+[ -n "$key" ] || { echo "contract-checks: issuing the key failed" >&2; exit 1; }
+
+api_port=$(free_port)
+admin_port=$(free_port)
+api="http://127.0.0.1:$api_port"
+echo "== ingest (group $run_id) and api ($api) on the projection files in $data_dir"
+INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_TOPIC_PREFIX="${PDA_TOPIC_PREFIX:-pda}" \
+  INGEST_GROUP_ID="$run_id" INGEST_CLIENT_ID="$run_id" INGEST_DATA_DIR="$data_dir" \
+  INGEST_ADMIN_PORT="$admin_port" INGEST_READY_MAX_LAG=0 INGEST_LOG_LEVEL=warn \
+  pnpm --silent --filter @pda/ingest start >"$work/ingest.log" 2>&1 &
+pids+=($!)
+wait_until 300 "ingest creating control.sqlite" test -f "$data_dir/control.sqlite" || {
+  tail -n 20 "$work/ingest.log" >&2
+  exit 1
+}
+# The budget is raised for this run: Schemathesis sends ~2,000 requests in a minute, and 429s would
+# stand in for the answers under test (rate limiting has its own tests in api/tests/rate-limit*).
+API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$api_port" API_PUBLIC_BASE_URL="$api" \
+  API_CURSOR_SECRET="$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')" \
+  API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
+  pnpm --silent --filter @pda/api start >"$work/api.log" 2>&1 &
+pids+=($!)
+
+echo "== waiting until the key and the data are projected and ingest has caught up"
+if ! wait_until 300 "the key answering /v1/me" http_ok "$api/v1/me" "Authorization: Bearer $key" ||
+  ! wait_until 300 "the company's sites being served" has_sites "$api" "$key" ||
+  ! wait_until 300 "ingest catching up (/readyz)" http_ok "http://127.0.0.1:$admin_port/readyz"; then
+  tail -n 20 "$work/ingest.log" "$work/api.log" >&2
+  exit 1
+fi
+
+seed_option=(--seed "${CONTRACT_SEED:-20261122}")
+[ "${CONTRACT_SEED:-}" = random ] && seed_option=()
+echo "== Schemathesis $SCHEMATHESIS_VERSION: st run --checks all against $api with the real key"
+st_status=0
+SCHEMATHESIS_HOOKS="$repo_root/scripts/lib/contract-schemathesis-hooks.py" timeout 900 \
+  "$st" run api/openapi.yaml --url "$api" --header "Authorization: Bearer $key" --checks all \
+  --max-examples "${CONTRACT_MAX_EXAMPLES:-50}" "${seed_option[@]}" --request-timeout 10 \
+  --generation-database "$repo_root/.data/contract-checks/examples" --no-color \
+  >"$work/schemathesis.log" 2>&1 || st_status=$?
+if [ "$st_status" != 0 ]; then
+  cat "$work/schemathesis.log" | cut -c1-2000
+  grep -iE '"level":(50|60)' "$work/api.log" | tail -n 20 >&2 || true
+  echo "contract-checks: Schemathesis failed (exit $st_status)" >&2
+  exit 1
+fi
+sed -n '/SUMMARY/,$p' "$work/schemathesis.log"
+echo "contract-checks: Spectral and Schemathesis passed"

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Sourced by scripts/contract-checks.sh: real data for the contract checks, through the real pipeline
+# (PostgreSQL → Debezium → Kafka → ingest → SQLite → api): one company seeded with ops' seed CLI under
+# a seed of its own, a key issued with ops' keys CLI, both removed again afterwards. Needs the stack's
+# .stack/env sourced (PDA_PG_*, PDA_KAFKA_BROKERS, PDA_TOPIC_PREFIX).
+
+SCOPES=sites:read,services:read,equipment:read,equipment-categories:read,consumables:read
+
+free_port() {
+  node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
+
+pg_url() {
+  echo "postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE"
+}
+
+# seed_company <seed> → prints the id of the one company it created.
+seed_company() {
+  local before after
+  before=$(psql "$(pg_url)" -tAc 'SELECT id FROM companies ORDER BY id')
+  pnpm --silent --filter @pda/ops seed -- --companies 1 --sites 60 --contacts-per-site 2 --services 8 \
+    --categories 4 --equipment 12 --consumables 6 --seed "$1" >&2
+  after=$(psql "$(pg_url)" -tAc 'SELECT id FROM companies ORDER BY id')
+  comm -13 <(echo "$before") <(echo "$after") | head -n 1
+}
+
+# issue_key <companyId> → prints the key (shown once by the CLI; kept only in this process).
+issue_key() {
+  pnpm --silent --filter @pda/ops keys -- issue --company "$1" --name "contract checks" --scopes "$SCOPES" --json |
+    node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))'
+}
+
+# delete_company <companyId>: the company, what it owns and its keys (ops' deleteCompanies), so the
+# shared database is left as found. Run inside the ops package so '@pda/ops' resolves to itself.
+delete_company() {
+  (cd "$repo_root/ops" && COMPANY_ID="$1" pnpm exec tsx --input-type=module -e "
+    import pg from 'pg';
+    import { deleteCompanies, pgConfigFromEnv } from '@pda/ops';
+    const client = new pg.Client(pgConfigFromEnv());
+    await client.connect();
+    try { await deleteCompanies(client, [process.env.COMPANY_ID]); } finally { await client.end(); }
+  ")
+}
+
+# wait_until <seconds> <what> <command...>: polls the command every second; fails when the time is
+# up or when one of the processes in the global array `pids` has exited.
+wait_until() {
+  local seconds="$1" what="$2"
+  shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      echo "contract-checks: $what did not happen within ${seconds}s" >&2
+      return 1
+    fi
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null || {
+        echo "contract-checks: a process exited while waiting for $what" >&2
+        return 1
+      }
+    done
+    sleep 1
+  done
+}
+
+http_ok() { # http_ok <url> [header]
+  local code
+  code=$(curl -s -o /dev/null -w '%{http_code}' ${2:+-H "$2"} "$1")
+  [ "$code" = 200 ]
+}
+
+has_sites() { # has_sites <api base> <key>: the key's company has projected sites
+  curl -s -H "Authorization: Bearer $2" "$1/v1/sites?limit=1" | grep -q '"data":\[{'
+}
