@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { listCompanyFiles } from '../src/apply/list-companies.ts';
 import {
   type Change,
   makeDelete,
   makeTruncate,
   makeUpsert,
+  openCompanyReader,
   ProjectionStore,
   sampleRow,
   type TableCounts,
@@ -81,6 +83,22 @@ const cases: Case[] = [
     changes: [site({ name: 'Renamed' }, 11, { op: 'u' })],
     expected: { [A]: { sites: [{ id: S1, name: 'Renamed', _src_lsn: 11 }] } },
     counts: { sites: { applied: 1 } },
+  },
+  {
+    name: 'updates keep every index right, whether the indexed columns change or not',
+    given: [site({ name: 'Same' }, 10), site({ id: S2, name: 'Old name' }, 11)],
+    changes: [
+      site({ name: 'Same', notes: 'only notes changed' }, 12, { op: 'u' }),
+      site({ id: S2, name: 'New name', updated_at: '2026-02-01T00:00:00.000000Z' }, 13, { op: 'u' }),
+    ],
+    expected: {
+      [A]: {
+        sites: [
+          { id: S1, name: 'Same', notes: 'only notes changed', _src_lsn: 12 },
+          { id: S2, name: 'New name', updated_at: '2026-02-01T00:00:00.000000Z', _src_lsn: 13 },
+        ],
+      },
+    },
   },
   {
     name: 'older after newer: the newer stays',
@@ -267,6 +285,13 @@ describe('applyBatch', () => {
     }
     for (const [table, expectedCounts] of Object.entries(counts ?? {})) {
       expect(result.tables[table as keyof typeof result.tables], table).toMatchObject(expectedCounts);
+    }
+
+    // Every index agrees with its table (updates leave unchanged indexed columns out of SET).
+    for (const file of listCompanyFiles(dir)) {
+      const db = openCompanyReader(dir, file);
+      expect(db.pragma('integrity_check', { simple: true }), file).toBe('ok');
+      db.close();
     }
 
     // Apply twice → same rows (change times included), nothing applied the second time.
