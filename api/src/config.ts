@@ -27,6 +27,7 @@ const schema = z.object({
   API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   API_MAX_OPEN_COMPANIES: positiveInt.default(256),
   API_REOPEN_CHECK_MS: z.coerce.number().int().min(0).default(1_000),
+  API_UPDATED_SINCE_OVERLAP_MS: z.coerce.number().int().min(0).default(60_000),
   API_HEALTH_MAX_STALENESS_S: z.coerce.number().positive().optional(),
   API_BUILD_INFO_FILE: z
     .string()
@@ -59,6 +60,12 @@ export interface Config {
   readonly maxOpenCompanies: number;
   /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */
   readonly reopenCheckMs: number;
+  /**
+   * filter[updated_since] is widened by this much (DESIGN.md §6): partner clock skew and a change
+   * time handed out just before a commit. The contract documents 60 s; tests of the guarantee
+   * shrink it so a missed change would stay missed.
+   */
+  readonly updatedSinceOverlapMs: number;
   /** Health reports projections `degraded` when ingest's last batch is older; undefined = not judged. */
   readonly healthMaxStalenessSeconds: number | undefined;
   readonly buildInfoFile: string;
@@ -83,8 +90,15 @@ export class ConfigError extends Error {
 
 export function parseConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const result = schema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  // API_* is this deployable's namespace: a misspelt variable must not be silently ignored.
+  const unknown = Object.keys(env).filter((name) => name.startsWith('API_') && !(name in schema.shape));
+  if (!result.success || unknown.length > 0) {
+    const problems = [
+      ...(result.success
+        ? []
+        : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+      ...unknown.map((name) => `${name}: unknown setting`),
+    ];
     throw new ConfigError(`invalid api configuration: ${problems.join('; ')}`);
   }
   const e = result.data;
@@ -105,6 +119,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     logLevel: e.API_LOG_LEVEL,
     maxOpenCompanies: e.API_MAX_OPEN_COMPANIES,
     reopenCheckMs: e.API_REOPEN_CHECK_MS,
+    updatedSinceOverlapMs: e.API_UPDATED_SINCE_OVERLAP_MS,
     healthMaxStalenessSeconds: e.API_HEALTH_MAX_STALENESS_S,
     buildInfoFile: e.API_BUILD_INFO_FILE,
     trustProxy: e.API_TRUST_PROXY,

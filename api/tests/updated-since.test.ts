@@ -113,6 +113,17 @@ describe('filter[updated_since]', () => {
     expect(await idsSince('/v1/sites', T2 + 61_000)).toEqual([]);
   });
 
+  test('the overlap is configurable (API_UPDATED_SINCE_OVERLAP_MS)', async () => {
+    const narrow = await testApp(dataDir, { env: { API_UPDATED_SINCE_OVERLAP_MS: '1000' } });
+    const since = new Date(T2 + 2_000).toISOString();
+    const response = await narrow.inject({
+      url: `/v1/sites?filter[updated_since]=${since}`,
+      headers: bearer(KEY),
+    });
+    expect(response.json().data).toEqual([]);
+    await narrow.close();
+  });
+
   test('the documented procedure: a run started after batch 1 sees batch 2 in the next run', async () => {
     // Run 1 started between the batches and walked everything; run 2 passes run 1's start time.
     const run1Start = T1 + 600_000;

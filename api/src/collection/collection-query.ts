@@ -9,12 +9,6 @@ import { type ParsedSort, parseSort } from './sort.ts';
  */
 
 export const MAX_LIMIT = 200;
-/**
- * filter[updated_since] is widened by this overlap (DESIGN.md §6): it covers clock skew between
- * the partner and us and a change time assigned just before a commit that became visible after
- * the partner's run started. Duplicates are allowed, misses are not.
- */
-export const UPDATED_SINCE_OVERLAP_MS = 60_000;
 
 export interface CollectionQuery {
   readonly limit: number;
@@ -34,7 +28,16 @@ export interface CollectionQuery {
   };
 }
 
-export function parseCollectionQuery(query: Record<string, unknown>, resource: Resource): CollectionQuery {
+/**
+ * `overlapMs` widens filter[updated_since] (DESIGN.md §6, API_UPDATED_SINCE_OVERLAP_MS, 60 s by
+ * default): it covers clock skew between the partner and us and a change time assigned just before
+ * a commit that became visible after the partner's run started. Duplicates are allowed, misses not.
+ */
+export function parseCollectionQuery(
+  query: Record<string, unknown>,
+  resource: Resource,
+  overlapMs: number,
+): CollectionQuery {
   const sort = text(query, 'sort');
   const include = text(query, 'include');
   const fields = text(query, `fields[${resource.name}]`);
@@ -46,7 +49,7 @@ export function parseCollectionQuery(query: Record<string, unknown>, resource: R
     if (!Number.isFinite(ms)) {
       throw invalidParameter('filter[updated_since]', 'must be an RFC 3339 date-time with a time zone');
     }
-    changedSinceUs = (ms - UPDATED_SINCE_OVERLAP_MS) * 1000;
+    changedSinceUs = (ms - overlapMs) * 1000;
     filters = `updated_since=${ms}`;
   }
   return {

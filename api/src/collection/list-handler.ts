@@ -16,7 +16,11 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
   return async (request) => {
     const tenant = request.tenant!;
     const path = request.routeOptions.config.operation!.path;
-    const query = parseCollectionQuery(request.query as Record<string, unknown>, resource);
+    const query = parseCollectionQuery(
+      request.query as Record<string, unknown>,
+      resource,
+      app.config.updatedSinceOverlapMs,
+    );
     requireIncludeScopes(tenant, resource, query.include);
     const binding: CursorBinding = {
       c: tenant.company.id,

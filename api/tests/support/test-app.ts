@@ -12,6 +12,9 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     API_PUBLIC_BASE_URL: TEST_BASE_URL,
     API_REOPEN_CHECK_MS: '0',
     API_BUILD_INFO_FILE: '/nonexistent/build-info.json',
+    // Load shedding judges the event loop of the whole test process (fixture building blocks it
+    // for seconds on a busy machine): a bound no test reaches; under-pressure tests set their own.
+    API_MAX_EVENT_LOOP_DELAY_MS: '60000',
     ...env,
   });
 }

@@ -1,0 +1,54 @@
+import { describe, expect, test } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config.ts';
+
+// API_* parsed once, with defaults, frozen; bad or unknown settings refuse to start.
+
+const required = { API_DATA_DIR: '/data', API_CURSOR_SECRET: 's'.repeat(32) };
+
+describe('parseConfig', () => {
+  test('defaults', () => {
+    const config = parseConfig(required);
+    expect(config).toMatchObject({
+      dataDir: '/data',
+      host: '127.0.0.1',
+      port: 8080,
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      rateLimit: { max: 600, windowMs: 60_000, redisUrl: undefined },
+      maxOpenCompanies: 256,
+      updatedSinceOverlapMs: 60_000,
+      healthMaxStalenessSeconds: undefined,
+      trustProxy: false,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test('values from the environment; the public base URL loses its trailing slash', () => {
+    const config = parseConfig({
+      ...required,
+      API_PORT: '9000',
+      API_PUBLIC_BASE_URL: 'https://api.example.com/public/',
+      API_UPDATED_SINCE_OVERLAP_MS: '1000',
+      API_TRUST_PROXY: 'true',
+      API_REDIS_URL: 'redis://127.0.0.1:6379',
+      OTHER_TOOL_SETTING: 'ignored',
+    });
+    expect(config.port).toBe(9000);
+    expect(config.publicBaseUrl).toBe('https://api.example.com/public');
+    expect(config.updatedSinceOverlapMs).toBe(1000);
+    expect(config.trustProxy).toBe(true);
+    expect(config.rateLimit.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+
+  test.each([
+    [{}, 'API_DATA_DIR'],
+    [{ API_DATA_DIR: '/d', API_CURSOR_SECRET: 'short' }, 'API_CURSOR_SECRET'],
+    [{ ...required, API_PORT: 'eighty' }, 'API_PORT'],
+    [{ ...required, API_PUBLIC_BASE_URL: 'ftp://x' }, 'API_PUBLIC_BASE_URL'],
+    [{ ...required, API_REDIS_URL: 'http://x' }, 'API_REDIS_URL'],
+    [{ ...required, API_LOG_LEVEL: 'loud' }, 'API_LOG_LEVEL'],
+    [{ ...required, API_RATE_LIMT_MAX: '5' }, 'API_RATE_LIMT_MAX: unknown setting'],
+  ])('%j → ConfigError naming %s', (env, name) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(name);
+  });
+});
