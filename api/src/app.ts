@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppOptions } from './app-options.ts';
 import type { Config } from './config.ts';
 import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
+import type {} from './fastify-augmentations.ts';
 import { answerClientError } from './http/client-error.ts';
 import { answerMalformedUrl } from './http/framework-error.ts';
 import { parseQueryString } from './http/query-string.ts';
