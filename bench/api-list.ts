@@ -1,0 +1,211 @@
+/**
+ * api list benchmark (NOT a test; issue #4: "a list page of 50 at page 1 and page 20,000 of a
+ * 1,000,000-site company, and an item read"; targets p99 < 10 ms, page 20,000 as fast as page 1,
+ * ≥ 5,000 req/s on this 2-core machine).
+ *
+ *   pnpm --filter @pda/bench exec tsx api-list.ts [--sites 1000000] [--page 20000] [--limit 50]
+ *     [--connections 10] [--duration 10] [--warmup 3] [--rate 1000] [--no-pg]
+ *
+ * Builds (once, cached under .data/bench/) a projection file with one company of N sites, starts the
+ * api on it in its own process, follows links to the deep page's cursor, then measures with
+ * autocannon: list page 1, list page P, item as fast as the api answers, the two list pages again at a
+ * fixed rate (latency below saturation); and in the same run the peers: the same pages from
+ * PostgreSQL with OFFSET (the stack's PostgreSQL, .stack/env; skipped with --no-pg or when it is not
+ * reachable) and the deep page's bytes from a bare node http server. Writes
+ * bench/results/api-<date>.md and prints it.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { listFixture } from './api-fixture.ts';
+import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
+import { ensurePgSites } from './api-peer-pg-data.ts';
+import { answersHealth, freePort, printedReady, type Server, startServer } from './api-processes.ts';
+import { renderReport } from './api-report.ts';
+import { walkToPage } from './api-walk.ts';
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    sites: { type: 'string', default: '1000000' },
+    page: { type: 'string', default: '20000' },
+    limit: { type: 'string', default: '50' },
+    connections: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '1000' },
+    'no-pg': { type: 'boolean', default: false },
+  },
+});
+const sites = Number(args.sites);
+const page = Number(args.page);
+const limit = Number(args.limit);
+const load: LoadOptions = {
+  connections: Number(args.connections),
+  durationSeconds: Number(args.duration),
+  warmupSeconds: Number(args.warmup),
+};
+if (
+  ![sites, page, limit, load.connections, load.durationSeconds].every((n) => Number.isInteger(n) && n > 0)
+) {
+  throw new Error('--sites, --page, --limit, --connections and --duration must be positive integers');
+}
+if ((page - 1) * limit >= sites) throw new Error(`page ${page} of ${limit} is past the ${sites} sites`);
+
+const repo = join(import.meta.dirname, '..');
+const log = (line: string) => process.stderr.write(`api-list: ${line}\n`);
+
+function stackEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  try {
+    for (const match of readFileSync(join(repo, '.stack', 'env'), 'utf8').matchAll(
+      /export (PDA_\w+)=(\S+)/g,
+    )) {
+      env[match[1]!] = match[2]!.replace(/^['"]|['"]$/g, '');
+    }
+  } catch {
+    // no stack: the PostgreSQL peer is skipped
+  }
+  return env;
+}
+
+log(`projection with ${sites} sites (built once, then cached under .data/bench/)`);
+const fixture = listFixture(join(repo, '.data', 'bench'), sites);
+const fileMiB = Math.round(
+  statSync(join(fixture.dataDir, 'companies', `${fixture.companyId}.sqlite`)).size / 2 ** 20,
+);
+const auth = { authorization: `Bearer ${fixture.key}` };
+const servers: Server[] = [];
+const rows: Measurement[] = [];
+const notes: string[] = [];
+let pgLoadSeconds: number | undefined;
+
+try {
+  const apiPort = await freePort();
+  const api = await startServer(
+    'api',
+    join(repo, 'api', 'src', 'main.ts'),
+    apiPort,
+    {
+      API_DATA_DIR: fixture.dataDir,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(apiPort),
+      API_PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      API_CURSOR_SECRET: randomBytes(32).toString('hex'),
+      API_RATE_LIMIT_MAX: '1000000000',
+      API_LOG_LEVEL: 'warn',
+    },
+    answersHealth,
+  );
+  servers.push(api);
+
+  log(`following links to page ${page}`);
+  const walk = await walkToPage(api.base, auth, page, limit);
+  const deepIds = walk.ids;
+  const deepFile = join(repo, '.data', 'bench', `page-${page}.json`);
+  writeFileSync(deepFile, walk.body);
+
+  log('measuring the api');
+  rows.push(await measure('api: list page 1', `${api.base}/v1/sites?limit=${limit}`, auth, load));
+  rows.push(await measure(`api: list page ${page}`, walk.url, auth, load));
+  rows.push(await measure('api: item', `${api.base}/v1/sites/${fixture.middleSiteId}`, auth, load));
+  // Latency below saturation: the same requests at a fixed rate (a saturated server's p99 is queueing).
+  const paced = { ...load, rate: Number(args.rate) };
+  rows.push(
+    await measure(
+      `api: list page 1 at ${paced.rate} req/s`,
+      `${api.base}/v1/sites?limit=${limit}`,
+      auth,
+      paced,
+    ),
+  );
+  rows.push(await measure(`api: list page ${page} at ${paced.rate} req/s`, walk.url, auth, paced));
+
+  const pgEnv = stackEnv();
+  if (args['no-pg'] || pgEnv.PDA_PG_HOST === undefined) {
+    notes.push('PostgreSQL peer skipped (--no-pg or no .stack/env).');
+  } else {
+    const client = new pg.Client({
+      host: pgEnv.PDA_PG_HOST,
+      port: Number(pgEnv.PDA_PG_PORT),
+      database: pgEnv.PDA_PG_DATABASE,
+      user: pgEnv.PDA_PG_USER,
+      password: pgEnv.PDA_PG_PASSWORD,
+    });
+    await client.connect();
+    try {
+      log('loading the PostgreSQL peer table (once)');
+      pgLoadSeconds = await ensurePgSites(client, fixture.seed, sites);
+    } finally {
+      await client.end();
+    }
+    const peerPort = await freePort();
+    const peer = await startServer(
+      'pg peer',
+      join(import.meta.dirname, 'api-peer-pg.ts'),
+      peerPort,
+      { ...pgEnv, PEER_PORT: String(peerPort), PEER_COMPANY_ID: fixture.companyId },
+      printedReady,
+    );
+    servers.push(peer);
+    const offset = (page - 1) * limit;
+    const same = (await (await fetch(`${peer.base}/sites?offset=${offset}&limit=${limit}`)).json()) as {
+      data: { id: string }[];
+    };
+    const equal = same.data.map((row) => row.id).join() === deepIds.join();
+    notes.push(
+      `PostgreSQL's OFFSET ${offset} page ${equal ? 'has exactly the ids' : '**differs from**'} of the api's page ${page}.`,
+    );
+    log('measuring the PostgreSQL peer');
+    rows.push(
+      await measure('peer: PostgreSQL OFFSET page 1', `${peer.base}/sites?offset=0&limit=${limit}`, {}, load),
+    );
+    rows.push(
+      await measure(
+        `peer: PostgreSQL OFFSET page ${page}`,
+        `${peer.base}/sites?offset=${offset}&limit=${limit}`,
+        {},
+        load,
+      ),
+    );
+  }
+
+  const staticPort = await freePort();
+  const staticPeer = await startServer(
+    'static peer',
+    join(import.meta.dirname, 'api-peer-static.ts'),
+    staticPort,
+    { PEER_PORT: String(staticPort), PEER_FILE: deepFile },
+    printedReady,
+  );
+  servers.push(staticPeer);
+  log('measuring the static peer');
+  rows.push(await measure(`peer: static bytes of page ${page}`, `${staticPeer.base}/`, {}, load));
+
+  const date = new Date().toISOString().slice(0, 10);
+  const report = renderReport(
+    date,
+    {
+      sites,
+      page,
+      limit,
+      ...load,
+      projectionFileMiB: fileMiB,
+      fixtureBuildSeconds: fixture.buildSeconds,
+      walkSeconds: walk.seconds,
+      walkRequests: walk.requests,
+      pgLoadSeconds,
+      notes,
+    },
+    rows,
+  );
+  mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
+  const out = join(import.meta.dirname, 'results', `api-${date}.md`);
+  writeFileSync(out, report);
+  process.stdout.write(report);
+  log(`written to ${out}`);
+} finally {
+  for (const server of servers.reverse()) await server.stop();
+}

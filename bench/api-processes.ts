@@ -1,0 +1,64 @@
+/**
+ * Child processes of the api benchmark: the api and the peer servers each run in their own process
+ * (node + tsx), so the load generator (autocannon, in the benchmark's process) never shares an
+ * event loop with the server it measures. Each start is bounded in time.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface Server {
+  readonly base: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+/** Starts `node --import tsx <file>`; ready when `ready(base)` resolves true (polled, ≤ 60 s). */
+export async function startServer(
+  name: string,
+  file: string,
+  port: number,
+  env: Record<string, string>,
+  ready: (base: string, output: () => string) => Promise<boolean>,
+): Promise<Server> {
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited (${child.exitCode}): ${output.slice(-2_000)}`);
+    if (await ready(base, () => output).catch(() => false)) return { base, stop };
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} not ready within 60 s: ${output.slice(-2_000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const printedReady = async (_base: string, output: () => string) => output().includes('ready');
+
+export const answersHealth = async (base: string) => (await fetch(`${base}/v1/health`)).status === 200;
