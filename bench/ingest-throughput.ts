@@ -22,6 +22,7 @@ import {
   createMetrics,
   createWorker,
   encodeEvent,
+  loadAvscTypes,
   parseConfig,
   sampleRow,
   uuidFor,
@@ -151,7 +152,7 @@ async function main() {
     });
     const seconds = (performance.now() - start) / 1000;
     await consumer.disconnect();
-    return { events: seen, seconds, eventsPerSecond: Math.round(seen / seconds) };
+    return { events: seen, seconds: round(seconds), eventsPerSecond: Math.round(seen / seconds) };
   })();
 
   // ---- the ingest worker: consume + decode + apply + commit ----
@@ -166,20 +167,25 @@ async function main() {
       INGEST_ADMIN_PORT: '0',
       INGEST_LOG_LEVEL: 'warn',
     }),
-    { logger: createLogger('warn'), avscTypes: () => undefined, metrics },
+    { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
   );
   const applyStart = performance.now();
   const running = worker.run();
   const done = async () => {
     const values = (await metrics.events.get()).values;
-    return values.reduce((sum, v) => sum + (v.labels.outcome === 'dead_lettered' ? 0 : v.value), 0);
+    return values.reduce((sum, v) => sum + v.value, 0);
   };
-  let handled = 0;
-  while ((handled = await done()) < N) await new Promise((r) => setTimeout(r, 25));
+  let handled = await done();
+  while (handled < N) {
+    await new Promise((r) => setTimeout(r, 25));
+    handled = await done();
+  }
   const applySeconds = (performance.now() - applyStart) / 1000;
-  const applied = (await metrics.events.get()).values
-    .filter((v) => v.labels.outcome === 'applied')
-    .reduce((s, v) => s + v.value, 0);
+  const outcomes = (await metrics.events.get()).values;
+  const count = (outcome: string) =>
+    outcomes.filter((v) => v.labels.outcome === outcome).reduce((s, v) => s + v.value, 0);
+  const applied = count('applied');
+  const deadLettered = count('dead_lettered');
   worker.stop();
   await running;
 
@@ -230,6 +236,7 @@ async function main() {
     ingest: {
       events: handled,
       applied,
+      deadLettered,
       seconds: round(applySeconds),
       eventsPerSecond: Math.round(handled / applySeconds),
       target: 50_000,
