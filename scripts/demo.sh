@@ -78,7 +78,7 @@ Try:
   curl -s -H "Authorization: Bearer \$KEY" http://127.0.0.1:$api_port/v1/me
   curl -s -H "Authorization: Bearer \$KEY" 'http://127.0.0.1:$api_port/v1/sites?limit=2&include=contacts'
   curl -s -H "Authorization: Bearer \$KEY" 'http://127.0.0.1:$api_port/v1/equipment?include=category&sort=-updated_at'
-  curl -s -H "Authorization: Bearer \$KEY" 'http://127.0.0.1:$api_port/v1/services?fields[services]=name,client'
+  curl -sg -H "Authorization: Bearer \$KEY" 'http://127.0.0.1:$api_port/v1/services?fields[services]=name,client'
 
 Change a row and watch it arrive (under a second):
   psql postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE \\
