@@ -9,6 +9,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bootstrap.sh
 
+# The shared rate-limit budget is tested against a real redis-server (Debian package), installed
+# once and never upgraded (an upgrade under running servers breaks them).
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "== installing redis-server from Debian packages"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade redis-server; } \
+    >/tmp/pda-apt-redis.log 2>&1 || { echo "test: could not install redis-server (see /tmp/pda-apt-redis.log)" >&2; exit 1; }
+  # The package starts a system server on 6379; the tests start their own on free ports.
+  systemctl disable --now redis-server >/dev/null 2>&1 || service redis-server stop >/dev/null 2>&1 || true
+fi
+
 results_dir=$(mktemp -d)
 stack_log="$results_dir/stack-up.log"
 
