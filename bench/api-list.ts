@@ -96,6 +96,8 @@ try {
       API_CURSOR_SECRET: randomBytes(32).toString('hex'),
       API_RATE_LIMIT_MAX: '1000000000',
       API_LOG_LEVEL: 'warn',
+      // @fastify/autoload does not detect tsx loaded with --import.
+      FASTIFY_AUTOLOAD_TYPESCRIPT: '1',
     },
     answersHealth,
   );

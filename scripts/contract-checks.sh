@@ -34,7 +34,12 @@ pids=()
 company_id=""
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  # Both drain on SIGTERM; whatever still runs after 15 s is killed.
+  local deadline=$((SECONDS + 15))
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
   if [ -n "$company_id" ]; then delete_company "$company_id" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
 }
@@ -50,10 +55,13 @@ api_port=$(free_port)
 admin_port=$(free_port)
 api="http://127.0.0.1:$api_port"
 echo "== ingest (group $run_id) and api ($api) on the projection files in $data_dir"
-INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_TOPIC_PREFIX="${PDA_TOPIC_PREFIX:-pda}" \
+# `exec tsx` (what `pnpm start` runs, without pnpm): $! is then the tsx process, which relays the
+# cleanup's SIGTERM to the server and exits with it (pnpm would leave its grandchildren running).
+tsx="$repo_root/node_modules/.bin/tsx"
+(cd ingest && INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_TOPIC_PREFIX="${PDA_TOPIC_PREFIX:-pda}" \
   INGEST_GROUP_ID="$run_id" INGEST_CLIENT_ID="$run_id" INGEST_DATA_DIR="$data_dir" \
   INGEST_ADMIN_PORT="$admin_port" INGEST_READY_MAX_LAG=0 INGEST_LOG_LEVEL=warn \
-  pnpm --silent --filter @pda/ingest start >"$work/ingest.log" 2>&1 &
+  exec "$tsx" src/main.ts) >"$work/ingest.log" 2>&1 &
 pids+=($!)
 wait_until 300 "ingest creating control.sqlite" test -f "$data_dir/control.sqlite" || {
   tail -n 20 "$work/ingest.log" >&2
@@ -61,10 +69,10 @@ wait_until 300 "ingest creating control.sqlite" test -f "$data_dir/control.sqlit
 }
 # The budget is raised for this run: Schemathesis sends ~2,000 requests in a minute, and 429s would
 # stand in for the answers under test (rate limiting has its own tests in api/tests/rate-limit*).
-API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$api_port" API_PUBLIC_BASE_URL="$api" \
-  API_CURSOR_SECRET="$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')" \
-  API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
-  pnpm --silent --filter @pda/api start >"$work/api.log" 2>&1 &
+cursor_secret=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
+(cd api && API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$api_port" API_PUBLIC_BASE_URL="$api" \
+  API_CURSOR_SECRET="$cursor_secret" API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
+  exec "$tsx" src/main.ts) >"$work/api.log" 2>&1 &
 pids+=($!)
 
 echo "== waiting until the key and the data are projected and ingest has caught up"
