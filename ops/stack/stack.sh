@@ -69,6 +69,8 @@ cmd_down() {
   if $purge; then
     log "deleting $PDA_STACK_DIR (caches in $PDA_CACHE_DIR are kept)"
     rm -rf "$PDA_STACK_DIR"
+    # A cluster moved out of the stack dir (see lib/postgres.sh) goes with it.
+    [[ "$PG_HOME" == "$PDA_STACK_DIR/"* ]] || rm -rf "$PG_HOME"
   fi
   log "down"
 }

@@ -60,7 +60,7 @@ connect_start() {
     "$(java_bin)" -Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
     "-Dlog4j2.configurationFile=$STACK_HOME/conf/log4j2.properties" "-Dpda.stack.dir=$PDA_STACK_DIR" \
     -cp "$KAFKA_LIBS/*" org.apache.kafka.connect.cli.ConnectDistributed "$CONNECT_CONFIG" \
-    </dev/null >>"$CONNECT_LOG" 2>&1 &
+    </dev/null >>"$CONNECT_LOG" 2>&1 9>&- &
   # The REST port answers before the worker has joined its group and scanned plugin.path.
   wait_for_start connect connect_plugins_ready "$CONNECT_LOG"
 }

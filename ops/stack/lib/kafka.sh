@@ -81,7 +81,7 @@ kafka_start() {
   setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$(pid_file kafka)" \
     "$(java_bin)" -Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
     "-Dlog4j2.configurationFile=$STACK_HOME/conf/log4j2.properties" "-Dpda.stack.dir=$PDA_STACK_DIR" \
-    -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_CONFIG" </dev/null >>"$KAFKA_LOG" 2>&1 &
+    -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_CONFIG" </dev/null >>"$KAFKA_LOG" 2>&1 9>&- &
   wait_for_start kafka kafka_ready "$KAFKA_LOG"
 }
 

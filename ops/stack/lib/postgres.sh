@@ -2,17 +2,32 @@
 # PostgreSQL from Debian packages: a private cluster in $PDA_STACK_DIR/postgres on its own port,
 # wal_level=logical, the operational schema, a replication role and the publication Debezium reads.
 
-PG_HOME="$PDA_STACK_DIR/postgres"
-PG_DATA="$PG_HOME/data"
-PG_SOCKET_DIR="$PG_HOME/run"
+PG_HOME="${PDA_PG_HOME:-$PDA_STACK_DIR/postgres}"
 PG_LOG="$LOG_DIR/postgres.log"
 
+# As root the cluster runs as the `postgres` OS user, which must reach its directory and log. A
+# checkout under a private directory (`mktemp -d` makes 0700 ones) or too deep for a Unix socket
+# path (< 108 bytes) moves the cluster to a postgres-owned place named after the stack dir.
+pg_home_reachable() {
+  [[ $EUID -ne 0 ]] && return 0
+  runuser -u postgres -- test -x "$(dirname "$PDA_STACK_DIR")" 2>/dev/null &&
+    ((${#PG_HOME} < 90))
+}
+if [[ -z "${PDA_PG_HOME:-}" ]] && ! pg_home_reachable; then
+  PG_HOME="/var/lib/postgresql/pda-stack/$(printf '%s' "$PDA_STACK_DIR" | cksum | cut -d' ' -f1)"
+  PG_LOG="$PG_HOME/postgres.log"
+fi
+PG_DATA="$PG_HOME/data"
+PG_SOCKET_DIR="$PG_HOME/run"
+
 # Root cannot run postgres: the cluster belongs to the `postgres` OS user then; anyone else owns it.
+# Runs from / (the postgres user may not enter the checkout) and without fd 9, stack.sh's lock:
+# a server started here must not hold that lock for its whole life.
 pg_as_owner() {
   if [[ $EUID -eq 0 ]]; then
-    runuser -u postgres -- "$@"
+    (cd / && runuser -u postgres -- "$@" 9>&-)
   else
-    "$@"
+    "$@" 9>&-
   fi
 }
 
@@ -55,6 +70,7 @@ pg_init_cluster() {
   log "creating PostgreSQL cluster in $PG_DATA"
   mkdir -p "$PG_HOME" "$LOG_DIR"
   [[ $EUID -eq 0 ]] && chown postgres: "$PG_HOME"
+  [[ "$PG_LOG" == "$LOG_DIR/"* ]] || ln -sfn "$PG_LOG" "$LOG_DIR/postgres.log" # for `stack.sh logs`
   pg_as_owner "$PDA_PG_BINDIR/initdb" -D "$PG_DATA" -U postgres -E UTF8 --locale=C.UTF-8 \
     --auth-local=trust --auth-host=scram-sha-256 >>"$PG_LOG.init" 2>&1 ||
     die "initdb failed; see $PG_LOG.init"
@@ -104,10 +120,10 @@ pg_start() {
 pg_provision() {
   pg_psql_super -d postgres -v app_user="$PDA_PG_USER" -v app_password="$PDA_PG_PASSWORD" \
     -v cdc_user="$PDA_DEBEZIUM_USER" -v cdc_password="$PDA_DEBEZIUM_PASSWORD" -v dbname="$PDA_PG_DATABASE" \
-    -f "$STACK_HOME/sql/roles.sql" >>"$PG_LOG.provision" 2>&1 || die "creating roles/database failed; see $PG_LOG.provision"
-  pg_psql_owner -f "$REPO_ROOT/ops/db/schema.sql" >>"$PG_LOG.provision" 2>&1 ||
+    <"$STACK_HOME/sql/roles.sql" >>"$PG_LOG.provision" 2>&1 || die "creating roles/database failed; see $PG_LOG.provision"
+  pg_psql_owner <"$REPO_ROOT/ops/db/schema.sql" >>"$PG_LOG.provision" 2>&1 ||
     die "applying ops/db/schema.sql failed; see $PG_LOG.provision"
-  pg_psql_owner -v cdc_user="$PDA_DEBEZIUM_USER" -f "$STACK_HOME/sql/publication.sql" >>"$PG_LOG.provision" 2>&1 ||
+  pg_psql_owner -v cdc_user="$PDA_DEBEZIUM_USER" <"$STACK_HOME/sql/publication.sql" >>"$PG_LOG.provision" 2>&1 ||
     die "creating publication pda_publication failed; see $PG_LOG.provision"
 }
 
