@@ -37,6 +37,7 @@ const { values: args } = parseArgs({
     companies: { type: 'string', default: '300' },
     bare: { type: 'boolean', default: false },
     'per-event-sample': { type: 'string', default: '5000' },
+    chunk: { type: 'string' },
   },
 });
 const N = Number(args.events);
@@ -166,6 +167,7 @@ async function main() {
       INGEST_DATA_DIR: dataDir,
       INGEST_ADMIN_PORT: '0',
       INGEST_LOG_LEVEL: 'warn',
+      ...(args.chunk ? { INGEST_MAX_BATCH_EVENTS: args.chunk } : {}),
     }),
     { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
   );

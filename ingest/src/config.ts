@@ -32,12 +32,14 @@ export const ConfigSchema = z.object({
   /** 0 = pick a free port (tests); the chosen port is logged. */
   INGEST_ADMIN_PORT: int(0, 65535).default(9464),
   /** Upper bound of changes per apply call; larger Kafka batches are applied in chunks with heartbeats between. */
-  INGEST_MAX_BATCH_EVENTS: int(1, 1_000_000).default(20_000),
+  INGEST_MAX_BATCH_EVENTS: int(1, 1_000_000).default(2_000),
   /** /readyz is 200 only while the summed consumer lag is at most this many messages. */
   INGEST_READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER).default(1000),
   /** Company files kept open by the writer (3 file descriptors each); more than the companies active
    * in one batch, or every batch reopens files. */
   INGEST_MAX_OPEN_COMPANIES: int(1, 100_000).default(1024),
+  /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */
+  INGEST_APPLY_THREAD: bool.default(true),
   INGEST_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Decimal encoding of events WITHOUT inline schema (the connector's decimal.handling.mode). */
   INGEST_DECIMAL_MODE: z.enum(['precise', 'string']).default('precise'),

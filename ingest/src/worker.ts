@@ -10,6 +10,7 @@
 import { ProjectionStore, type SourceTable } from '@pda/projections';
 import type { Logger } from 'pino';
 import { createPipeline } from './apply/pipeline.ts';
+import { createThreadedSink } from './apply/threaded-sink.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics } from './decode/index.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
@@ -68,10 +69,13 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         generation.abort();
       }
     }, 1000);
-    const store = ProjectionStore.open({
+    const storeOptions = {
       dataDir: resolved ?? config.INGEST_DATA_DIR,
       maxOpenCompanies: config.INGEST_MAX_OPEN_COMPANIES,
-    });
+    };
+    // Exactly one writer: the store lives either in the apply thread or on this thread.
+    const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;
+    const store = threaded ? undefined : ProjectionStore.open(storeOptions);
     try {
       const decoder = createDecoder({
         topicPrefix: config.INGEST_TOPIC_PREFIX,
@@ -80,7 +84,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       });
       const pipeline = createPipeline({
         decoder,
-        sink: store,
+        ...(store ? { sink: store } : {}),
+        ...(threaded ? { asyncSink: threaded } : {}),
         metrics,
         logger: logger.child({ component: 'apply' }),
       });
@@ -96,11 +101,20 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');
-      await source.run((records) => void pipeline.process(records), generation.signal);
+      await source.run(
+        {
+          prepare: (records) => pipeline.prepare(records),
+          commit: async (prepared) => {
+            await pipeline.apply(prepared);
+          },
+        },
+        generation.signal,
+      );
     } finally {
       clearInterval(watch);
       stopped.signal.removeEventListener('abort', onStop);
-      store.close();
+      store?.close();
+      await threaded?.close();
     }
   }
 

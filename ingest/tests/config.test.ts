@@ -11,7 +11,7 @@ describe('parseConfig', () => {
       INGEST_GROUP_ID: 'pda-ingest',
       INGEST_TOPIC_PREFIX: 'pda',
       INGEST_ADMIN_PORT: 9464,
-      INGEST_MAX_BATCH_EVENTS: 20_000,
+      INGEST_MAX_BATCH_EVENTS: 2_000,
       INGEST_FROM_BEGINNING: true,
       INGEST_DECIMAL_MODE: 'precise',
     });

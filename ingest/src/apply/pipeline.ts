@@ -1,12 +1,16 @@
 /**
- * The one decode → apply path, shared by the Kafka worker, `replay` and the benchmark: a list of
- * raw records in, one committed apply call, metrics, and ONE log line per batch (never per row).
+ * The one decode → apply path, shared by the Kafka worker, `replay` and the benchmark: raw records
+ * in, one committed apply call, metrics, and ONE log line per batch (never per row).
+ *
+ * Two phases so the Kafka worker can overlap them on two cores: `prepare` decodes on the calling
+ * thread; `apply` commits through the sink, synchronously (ProjectionStore) or in the apply thread
+ * (threaded-sink.ts). `process` = both, synchronously (replay, tests).
  */
-import type { Change, DeadLetter } from '@pda/projections';
+import type { BatchResult, Change, DeadLetter } from '@pda/projections';
 import type { Logger } from 'pino';
 import type { Decoder, RawRecord } from '../decode/index.ts';
 import type { IngestMetrics } from '../ops/metrics.ts';
-import type { ApplySink } from './sink.ts';
+import type { ApplySink, AsyncApplySink } from './sink.ts';
 
 export interface BatchSummary {
   readonly events: number;
@@ -18,7 +22,20 @@ export interface BatchSummary {
   readonly durationMs: number;
 }
 
+/** A decoded batch, ready to apply. */
+export interface Prepared {
+  readonly events: number;
+  readonly changes: readonly Change[];
+  readonly deadLetters: readonly DeadLetter[];
+  readonly ignored: number;
+  readonly lastTsMs: number | undefined;
+  readonly started: number;
+}
+
 export interface Pipeline {
+  prepare(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): Prepared;
+  /** Applies through the async sink; resolves when every transaction of the batch committed. */
+  apply(prepared: Prepared): Promise<BatchSummary>;
   /** `invalid`: records rejected before decoding (unreadable replay lines), stored as dead letters. */
   process(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): BatchSummary;
 }
@@ -28,73 +45,98 @@ const textOf = (bytes: Uint8Array | string | null): string | null =>
 
 export function createPipeline(deps: {
   decoder: Decoder;
-  sink: ApplySink;
+  sink?: ApplySink;
+  asyncSink?: AsyncApplySink;
   metrics: IngestMetrics;
   logger: Logger;
 }): Pipeline {
-  const { decoder, sink, metrics, logger } = deps;
+  const { decoder, metrics, logger } = deps;
   // A reason is logged once per process (then only counted), so a poison stream cannot flood logs.
   const loggedReasons = new Set<string>();
 
-  return {
-    process(records, invalid = []) {
-      const started = performance.now();
-      const changes: Change[] = [];
-      const deadLetters: DeadLetter[] = [...invalid];
-      let ignored = 0;
-      let lastTsMs: number | undefined;
-      for (const record of records) {
-        const result = decoder(record);
-        if (result.type === 'change') {
-          const { topic, partition, offset } = record;
-          changes.push({ ...result.change, origin: { topic, partition, offset } });
-          lastTsMs = Math.max(lastTsMs ?? 0, result.change.position.tsMs);
-        } else if (result.type === 'ignored') {
-          ignored++;
-          metrics.ignored.inc({ reason: result.reason });
-        } else {
-          const { topic, partition, offset } = record;
-          deadLetters.push({
-            topic,
-            partition,
-            offset,
-            key: textOf(record.key),
-            value: textOf(record.value),
-            reason: result.reason,
-          });
-          if (!loggedReasons.has(result.reason) && loggedReasons.size < 1000) {
-            loggedReasons.add(result.reason);
-            logger.warn(
-              { topic, partition, offset, reason: result.reason },
-              'dead letter (this reason is logged once)',
-            );
-          }
+  function prepare(records: readonly RawRecord[], invalid: readonly DeadLetter[] = []): Prepared {
+    const started = performance.now();
+    const changes: Change[] = [];
+    const deadLetters: DeadLetter[] = [...invalid];
+    let ignored = 0;
+    let lastTsMs: number | undefined;
+    for (const record of records) {
+      const result = decoder(record);
+      const { topic, partition, offset } = record;
+      if (result.type === 'change') {
+        changes.push({ ...result.change, origin: { topic, partition, offset } });
+        lastTsMs = Math.max(lastTsMs ?? 0, result.change.position.tsMs);
+      } else if (result.type === 'ignored') {
+        ignored++;
+        metrics.ignored.inc({ reason: result.reason });
+      } else {
+        const key = textOf(record.key);
+        deadLetters.push({
+          topic,
+          partition,
+          offset,
+          key,
+          value: textOf(record.value),
+          reason: result.reason,
+        });
+        if (!loggedReasons.has(result.reason) && loggedReasons.size < 1000) {
+          loggedReasons.add(result.reason);
+          logger.warn(
+            { topic, partition, offset, reason: result.reason },
+            'dead letter (this reason is logged once)',
+          );
         }
       }
-      const result =
-        changes.length + deadLetters.length > 0 ? sink.applyBatch(changes, { deadLetters }) : undefined;
-      for (const [table, counts] of Object.entries(result?.tables ?? {})) {
-        if (counts.applied) metrics.events.inc({ table, outcome: 'applied' }, counts.applied);
-        if (counts.skipped) metrics.events.inc({ table, outcome: 'skipped' }, counts.skipped);
-        if (counts.rejected) metrics.events.inc({ table, outcome: 'dead_lettered' }, counts.rejected);
+    }
+    return { events: records.length + invalid.length, changes, deadLetters, ignored, lastTsMs, started };
+  }
+
+  function finish(prepared: Prepared, result: BatchResult | undefined): BatchSummary {
+    for (const [table, counts] of Object.entries(result?.tables ?? {})) {
+      if (counts.applied) metrics.events.inc({ table, outcome: 'applied' }, counts.applied);
+      if (counts.skipped) metrics.events.inc({ table, outcome: 'skipped' }, counts.skipped);
+      if (counts.rejected) metrics.events.inc({ table, outcome: 'dead_lettered' }, counts.rejected);
+    }
+    for (const dl of prepared.deadLetters) {
+      metrics.events.inc({ table: dl.topic.split('.').at(-1) ?? 'unknown', outcome: 'dead_lettered' });
+    }
+    if (prepared.lastTsMs !== undefined && (result?.applied ?? 0) > 0)
+      metrics.lastSourceTsMs = prepared.lastTsMs;
+    const durationMs = performance.now() - prepared.started;
+    metrics.batchDuration.observe(durationMs / 1000);
+    const summary: BatchSummary = {
+      events: prepared.events,
+      applied: result?.applied ?? 0,
+      skipped: result?.skipped ?? 0,
+      deadLettered: result?.deadLettered ?? prepared.deadLetters.length,
+      ignored: prepared.ignored,
+      companies: result?.companies ?? 0,
+      durationMs: Math.round(durationMs * 10) / 10,
+    };
+    logger.info(summary, 'batch applied');
+    return summary;
+  }
+
+  const hasWork = (p: Prepared) => p.changes.length + p.deadLetters.length > 0;
+
+  return {
+    prepare,
+    async apply(prepared) {
+      if (!hasWork(prepared)) return finish(prepared, undefined);
+      if (deps.asyncSink) {
+        const result = await deps.asyncSink.applyBatch(prepared.changes, {
+          deadLetters: prepared.deadLetters,
+        });
+        return finish(prepared, result);
       }
-      for (const dl of deadLetters) {
-        metrics.events.inc({ table: dl.topic.split('.').at(-1) ?? 'unknown', outcome: 'dead_lettered' });
-      }
-      if (lastTsMs !== undefined && (result?.applied ?? 0) > 0) metrics.lastSourceTsMs = lastTsMs;
-      const durationMs = performance.now() - started;
-      metrics.batchDuration.observe(durationMs / 1000);
-      const summary: BatchSummary = {
-        events: records.length + invalid.length,
-        applied: result?.applied ?? 0,
-        skipped: result?.skipped ?? 0,
-        deadLettered: result?.deadLettered ?? deadLetters.length,
-        ignored,
-        companies: result?.companies ?? 0,
-        durationMs: Math.round(durationMs * 10) / 10,
-      };
-      logger.info(summary, 'batch applied');
-      return summary;
+      if (!deps.sink) throw new Error('pipeline has no sink');
+      return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
+    },
+    process(records, invalid = []) {
+      const prepared = prepare(records, invalid);
+      if (!hasWork(prepared)) return finish(prepared, undefined);
+      if (!deps.sink) throw new Error('process() needs a synchronous sink');
+      return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
- * What the apply path needs from the projections write side: @pda/projections' ProjectionStore
- * satisfies it. Keeping the seam this small lets the pipeline be shared by the Kafka worker, the
- * replay command and the benchmark.
+ * What the apply path needs from the projections write side. @pda/projections' ProjectionStore is
+ * the synchronous sink; threaded-sink.ts runs one in a worker thread (the async sink), so decoding
+ * and applying use both cores. Keeping the seam this small lets the pipeline be shared by the
+ * Kafka worker, the replay command and the benchmark.
  */
 import type { ApplyOptions, BatchResult, Change } from '@pda/projections';
 
@@ -9,4 +10,10 @@ export interface ApplySink {
   /** Applies and commits synchronously: when it returns, every SQLite transaction has committed. */
   applyBatch(changes: readonly Change[], options?: ApplyOptions): BatchResult;
   close(): void;
+}
+
+export interface AsyncApplySink {
+  /** Resolves when every SQLite transaction of the batch has committed; rejects if none is known to. */
+  applyBatch(changes: readonly Change[], options?: ApplyOptions): Promise<BatchResult>;
+  close(): Promise<void>;
 }

@@ -22,12 +22,19 @@ export interface KafkaSourceOptions {
   readonly logger: Logger;
 }
 
-/** Applies and commits synchronously; throws if the projections could not commit. */
-export type HandleRecords = (records: RawRecord[]) => void;
+/**
+ * Two phases so consecutive chunks overlap on two cores: `prepare` (decode, this thread) of chunk
+ * n+1 runs while `commit` (apply in the apply thread) of chunk n is in flight. `commit` resolves
+ * only after every SQLite transaction of its chunk committed; then its offsets are resolved.
+ */
+export interface RecordsHandler<T> {
+  prepare(records: RawRecord[]): T;
+  commit(prepared: T): Promise<void>;
+}
 
 export interface KafkaSource {
   /** Consumes until `signal` aborts, then drains the current chunk, commits and disconnects. */
-  run(handle: HandleRecords, signal: AbortSignal): Promise<void>;
+  run<T>(handler: RecordsHandler<T>, signal: AbortSignal): Promise<void>;
   lag(): LagSnapshot;
   connected(): boolean;
 }
@@ -64,7 +71,11 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
     }
   }
 
-  async function consume(consumer: Consumer, handle: HandleRecords, signal: AbortSignal): Promise<void> {
+  async function consume<T>(
+    consumer: Consumer,
+    handler: RecordsHandler<T>,
+    signal: AbortSignal,
+  ): Promise<void> {
     await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
     await consumer.run({
       eachBatchAutoResolve: false,
@@ -82,28 +93,35 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         pause,
       }) => {
         const { topic, partition, messages } = batch;
-        for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
-          if (!isRunning() || isStale() || signal.aborted) break;
-          const chunk = messages.slice(i, i + options.maxBatchEvents);
-          try {
-            handle(chunk.map((m) => toRecord(topic, partition, m)));
-          } catch (error) {
-            // Apply failed (disk full, SQLITE_BUSY, bug): nothing of this chunk is resolved, the
-            // partition pauses and is fetched again from the last committed chunk after a backoff.
-            const resume = pause();
-            logger.error(
-              { err: error, topic, partition, offset: chunk[0]?.offset },
-              'apply failed; partition paused',
-            );
-            setTimeout(resume, backoff.next()).unref();
-            return;
-          }
+        let inflight: { done: Promise<void>; last: string } | undefined;
+        const settle = async () => {
+          if (!inflight) return;
+          const { done, last } = inflight;
+          inflight = undefined;
+          await done;
+          resolveOffset(last);
+          lag.applied(topic, partition, last, batch.highWatermark);
           backoff.reset();
-          const last = chunk[chunk.length - 1] as KafkaMessage;
-          resolveOffset(last.offset);
-          lag.applied(topic, partition, last.offset, batch.highWatermark);
           await heartbeat(); // long batches: keep the group session alive between chunks
           await commitOffsetsIfNecessary();
+        };
+        try {
+          for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
+            if (!isRunning() || isStale() || signal.aborted) break;
+            const chunk = messages.slice(i, i + options.maxBatchEvents);
+            const prepared = handler.prepare(chunk.map((m) => toRecord(topic, partition, m)));
+            await settle();
+            const done = handler.commit(prepared);
+            done.catch(() => {}); // awaited in settle(); this only silences the interim rejection
+            inflight = { done, last: (chunk[chunk.length - 1] as KafkaMessage).offset };
+          }
+          await settle();
+        } catch (error) {
+          // Apply failed (disk full, I/O, apply thread died): the failed chunk is not resolved, the
+          // partition pauses and is fetched again from the last resolved chunk after a backoff.
+          const resume = pause();
+          logger.error({ err: error, topic, partition }, 'apply failed; partition paused');
+          setTimeout(resume, backoff.next()).unref();
         }
       },
     });
@@ -123,7 +141,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   return {
     lag: () => lag.snapshot(),
     connected: () => isConnected,
-    async run(handle, signal) {
+    async run(handler, signal) {
       const consumer = kafka.consumer({
         groupId: options.groupId,
         sessionTimeout: options.sessionTimeoutMs,
@@ -167,7 +185,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
           signal.addEventListener('abort', () => resolve(), { once: true });
         });
         await consumer.connect();
-        await consume(consumer, handle, signal);
+        await consume(consumer, handler, signal);
         await Promise.race([stopped, fatal]);
       } finally {
         clearInterval(poller);

@@ -1,0 +1,33 @@
+/**
+ * Entry of the apply thread (threaded-sink.ts): owns the ProjectionStore — the one writer of the
+ * data directory — and applies the batches the main thread decoded, one at a time, in order.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ProjectionStore, type ProjectionStoreOptions } from '@pda/projections';
+import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
+
+const port = parentPort;
+if (!port) throw new Error('apply-thread-entry.ts must run in a worker thread');
+const store = ProjectionStore.open(workerData as ProjectionStoreOptions);
+
+port.on('message', (request: ThreadRequest) => {
+  let response: ThreadResponse;
+  try {
+    if (request.type === 'close') {
+      store.close();
+      response = { id: request.id, result: null };
+    } else {
+      response = {
+        id: request.id,
+        result: store.applyBatch(request.changes, { deadLetters: request.deadLetters }),
+      };
+    }
+  } catch (error) {
+    response = {
+      id: request.id,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    };
+  }
+  port.postMessage(response);
+  if (request.type === 'close') port.close();
+});

@@ -1,0 +1,70 @@
+/**
+ * An AsyncApplySink running ProjectionStore in a worker thread, so the main thread decodes the next
+ * chunk (and kafkajs fetches) while the previous one is applied: both cores busy. Batches are
+ * applied in the order sent; a promise resolves only after that batch's transactions committed.
+ * If the thread dies, every pending batch rejects (its offsets stay unresolved and are redelivered)
+ * and the next batch starts a fresh thread.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ApplyOptions, BatchResult, Change, ProjectionStoreOptions } from '@pda/projections';
+import type { AsyncApplySink } from './sink.ts';
+import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
+
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+interface Pending {
+  resolve(result: BatchResult | null): void;
+  reject(error: Error): void;
+}
+
+export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplySink {
+  let worker: Worker | undefined;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+
+  const failAll = (error: Error) => {
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+
+  function thread(): Worker {
+    if (worker) return worker;
+    const w = new Worker(new URL('./apply-thread-bootstrap.mjs', import.meta.url), { workerData: options });
+    w.on('message', (response: ThreadResponse) => {
+      const p = pending.get(response.id);
+      pending.delete(response.id);
+      if ('error' in response) p?.reject(new Error(`apply thread: ${response.error}`));
+      else p?.resolve(response.result);
+    });
+    w.on('error', (error) => failAll(error));
+    w.on('exit', (code) => {
+      if (worker === w) worker = undefined;
+      failAll(new Error(`apply thread exited with code ${code}`));
+    });
+    worker = w;
+    return w;
+  }
+
+  function send(request: WithoutId<ThreadRequest>): Promise<BatchResult | null> {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      thread().postMessage({ ...request, id });
+    });
+  }
+
+  return {
+    async applyBatch(changes: readonly Change[], applyOptions: ApplyOptions = {}) {
+      const result = await send({ type: 'apply', changes, deadLetters: applyOptions.deadLetters ?? [] });
+      if (!result) throw new Error('apply thread returned no result');
+      return result;
+    },
+    async close() {
+      if (!worker) return;
+      const w = worker;
+      await send({ type: 'close' }).catch(() => null);
+      await w.terminate();
+      worker = undefined;
+    },
+  };
+}
