@@ -13,7 +13,7 @@
  * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -90,6 +90,8 @@ const rssTimer = setInterval(() => {
 }, 50);
 
 async function main() {
+  // Other processes on the machine skew every figure: the 1-minute load average is reported.
+  const loadAtStart = loadavg()[0];
   const prefix = `bench${Date.now()}`;
   const kafka = new Kafka({ clientId: 'bench', brokers: brokers(), logLevel: logLevel.ERROR });
   const admin = kafka.admin();
@@ -225,6 +227,7 @@ async function main() {
       cores: cpus().length,
       memoryGb: Math.round(totalmem() / 2 ** 30),
       node: process.version,
+      loadAverage1m: { start: round(loadAtStart ?? 0), end: round(loadavg()[0] ?? 0) },
     },
     inputs: {
       events: N,

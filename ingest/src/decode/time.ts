@@ -46,10 +46,32 @@ export function isoFromEpochMicros(micros: bigint): string {
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}.${pad(us, 6)}Z`;
 }
 
+// What Debezium writes for timestamptz almost always: already UTC ('Z'), 4-digit year.
+const UTC_FAST = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+
 /** io.debezium.time.ZonedTimestamp / IsoTimestamp string (0–9 fractional digits, any offset). */
 export function isoFromZonedString(text: string): string {
   if (text === 'infinity') return MAX_TIMESTAMP;
   if (text === '-infinity') return MIN_TIMESTAMP;
+  // Fast path: a valid UTC value only needs its fraction normalised (no calendar arithmetic).
+  const f = UTC_FAST.exec(text);
+  if (f) {
+    const year = Number(f[1]);
+    const month = Number(f[2]);
+    const day = Number(f[3]);
+    if (
+      year >= 1 &&
+      month >= 1 &&
+      month <= 12 &&
+      day >= 1 &&
+      day <= daysInMonth(year, month) &&
+      Number(f[4]) <= 23 &&
+      Number(f[5]) <= 59 &&
+      Number(f[6]) <= 59
+    ) {
+      return `${text.slice(0, 19)}.${(f[7] ?? '').padEnd(6, '0').slice(0, 6)}Z`;
+    }
+  }
   const m = ZONED.exec(text);
   if (!m) fail(`malformed zoned timestamp '${text.slice(0, 64)}'`);
   const year = Number(m[1]);
