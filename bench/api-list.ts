@@ -16,6 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -110,6 +111,7 @@ try {
   writeFileSync(deepFile, walk.body);
 
   log('measuring the api');
+  const loadBefore = loadavg()[0] ?? 0;
   rows.push(await measure('api: list page 1', `${api.base}/v1/sites?limit=${limit}`, auth, load));
   rows.push(await measure(`api: list page ${page}`, walk.url, auth, load));
   rows.push(await measure('api: item', `${api.base}/v1/sites/${fixture.middleSiteId}`, auth, load));
@@ -199,6 +201,7 @@ try {
       walkSeconds: walk.seconds,
       walkRequests: walk.requests,
       pgLoadSeconds,
+      loadBefore,
       notes,
     },
     rows,

@@ -2,7 +2,7 @@
  * The api benchmark's result document (bench/results/api-<date>.md): machine, inputs, one row per
  * measurement, the targets judged against the figures.
  */
-import { cpus, release, totalmem } from 'node:os';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import type { Measurement } from './api-measure.ts';
 
 export interface ReportInputs {
@@ -18,11 +18,18 @@ export interface ReportInputs {
   readonly walkSeconds: number;
   readonly walkRequests: number;
   readonly pgLoadSeconds: number | undefined;
+  /** 1-minute load average when the measurements started (other work on the machine skews them). */
+  readonly loadBefore: number;
   readonly notes: readonly string[];
 }
 
 const TARGET_P99_MS = 10;
 const TARGET_RPS = 5_000;
+
+function answers(row: Measurement, durationSeconds: number): string {
+  if (row.requests === 0) return `**none completed within ${durationSeconds} s**`;
+  return row.non2xx + row.errors === 0 ? 'ok' : `**${row.non2xx} non-2xx, ${row.errors} errors**`;
+}
 
 export function machine(): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown';
@@ -38,7 +45,7 @@ export function renderReport(date: string, inputs: ReportInputs, rows: readonly 
   const paced = rows.filter((row) => row.name.startsWith('api:') && row.name.includes(' req/s'));
   const table = rows.map(
     (row) =>
-      `| ${row.name} | ${row.requestsPerSecond.toLocaleString('en-US')} | ${row.p50Ms} | ${row.p99Ms} | ${row.maxMs} | ${row.bytesPerResponse.toLocaleString('en-US')} | ${row.non2xx + row.errors === 0 ? 'ok' : `**${row.non2xx} non-2xx, ${row.errors} errors**`} |`,
+      `| ${row.name} | ${row.requestsPerSecond.toLocaleString('en-US')} | ${row.p50Ms} | ${row.p99Ms} | ${row.maxMs} | ${row.bytesPerResponse.toLocaleString('en-US')} | ${answers(row, inputs.durationSeconds)} |`,
   );
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   const deepRatio = first && deep ? deep.requestsPerSecond / first.requestsPerSecond : 0;
@@ -46,7 +53,7 @@ export function renderReport(date: string, inputs: ReportInputs, rows: readonly 
 
 Run with \`pnpm --filter @pda/bench exec tsx api-list.ts\` (see bench/README.md). Not a test.
 
-**Machine:** ${machine()}
+**Machine:** ${machine()}; 1-minute load average ${inputs.loadBefore.toFixed(2)} when the measurements started, ${(loadavg()[0] ?? 0).toFixed(2)} at the end (the load generator runs on the same 2 cores; anything else running skews the figures).
 
 **Inputs:** one company with ${inputs.sites.toLocaleString('en-US')} sites in its projection file (${inputs.projectionFileMiB} MiB, built through ProjectionStore.applyBatch in ${inputs.fixtureBuildSeconds} s, cached); \`GET /v1/sites?limit=${inputs.limit}\` at page 1 and at page ${inputs.page.toLocaleString('en-US')} (cursor reached by following links: ${inputs.walkRequests.toLocaleString('en-US')} sequential requests in ${inputs.walkSeconds} s), \`GET /v1/sites/{id}\`; autocannon, ${inputs.connections} connections, ${inputs.durationSeconds} s per row after ${inputs.warmupSeconds} s of warm-up, as fast as the server answers except the rows marked "at N req/s" (autocannon \`overallRate\`: latency below saturation); api process with its production plugins (auth by key hash, rate limiter with the in-process store, under-pressure), log level warn. Peers in the same run: PostgreSQL 15 with OFFSET paging (index on (company_id, id), table loaded${inputs.pgLoadSeconds === undefined ? '' : inputs.pgLoadSeconds === 0 ? ' by an earlier run' : ` in ${inputs.pgLoadSeconds} s`}) behind a bare node http server with a pg pool; the same bytes as the api's deep page from memory behind a bare node http server.
 
