@@ -8,7 +8,7 @@ import { bearer, testApp } from './support/test-app.ts';
 /**
  * API_REDIS_URL set but Redis unreachable (no process listens on the port): the api starts, keeps
  * answering (never a 500) and keeps limiting with per-process budgets — the documented fallback
- * (api/README.md#rate-limiting). The shared-budget behaviour with a real Redis is in
+ * (api/README.md, "Rate limiting and overload"). The shared-budget behaviour with a real Redis is in
  * rate-limit-redis.e2e.test.ts.
  */
 
