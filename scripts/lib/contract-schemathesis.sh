@@ -20,8 +20,8 @@ ensure_schemathesis() {
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "contract-checks: installing python3-venv" >&2
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null 2>&1 ||
-        { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null 2>&1; } || {
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-upgrade python3-venv >/dev/null 2>&1 ||
+        { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-upgrade python3-venv >/dev/null 2>&1; } || {
         echo "contract-checks: could not install python3-venv" >&2
         return 1
       }
