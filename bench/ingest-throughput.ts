@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     bare: { type: 'boolean', default: false },
     'per-event-sample': { type: 'string', default: '5000' },
     chunk: { type: 'string' },
+    'in-flight': { type: 'string' },
   },
 });
 const N = Number(args.events);
@@ -170,6 +171,7 @@ async function main() {
       INGEST_ADMIN_PORT: '0',
       INGEST_LOG_LEVEL: 'warn',
       ...(args.chunk ? { INGEST_MAX_BATCH_EVENTS: args.chunk } : {}),
+      ...(args['in-flight'] ? { INGEST_PARTITIONS_IN_FLIGHT: args['in-flight'] } : {}),
     }),
     { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
   );

@@ -40,6 +40,8 @@ export const ConfigSchema = z.object({
   INGEST_MAX_OPEN_COMPANIES: int(1, 100_000).default(1024),
   /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */
   INGEST_APPLY_THREAD: bool.default(true),
+  /** Partitions whose batches are processed concurrently (only with the apply thread; else 1). */
+  INGEST_PARTITIONS_IN_FLIGHT: int(1, 64).default(3),
   INGEST_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Decimal encoding of events WITHOUT inline schema (the connector's decimal.handling.mode). */
   INGEST_DECIMAL_MODE: z.enum(['precise', 'string']).default('precise'),

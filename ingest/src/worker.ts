@@ -98,6 +98,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         maxBatchEvents: config.INGEST_MAX_BATCH_EVENTS,
         fetchMaxBytes: config.INGEST_FETCH_MAX_BYTES,
         sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
+        partitionsInFlight: threaded ? config.INGEST_PARTITIONS_IN_FLIGHT : 1,
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');

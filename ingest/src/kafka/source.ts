@@ -19,6 +19,8 @@ export interface KafkaSourceOptions {
   readonly maxBatchEvents: number;
   readonly fetchMaxBytes: number;
   readonly sessionTimeoutMs: number;
+  /** 1 with a synchronous apply; more with the apply thread. */
+  readonly partitionsInFlight: number;
   readonly logger: Logger;
 }
 
@@ -82,7 +84,9 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       autoCommit: true,
       autoCommitInterval: 1000,
       autoCommitThreshold: null,
-      partitionsConsumedConcurrently: 1, // one writer; SQLite apply is synchronous anyway
+      // Several partitions in flight: the main thread decodes one while the apply thread (the one
+      // writer, strictly in arrival order) applies another. Order within a partition is kept.
+      partitionsConsumedConcurrently: options.partitionsInFlight,
       eachBatch: async ({
         batch,
         resolveOffset,
