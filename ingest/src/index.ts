@@ -5,6 +5,8 @@ export { ConfigError, type IngestConfig, parseConfig } from './config.ts';
 export * from './decode/index.ts';
 export { createLogger } from './logger.ts';
 export { createMetrics, type IngestMetrics } from './ops/metrics.ts';
+export { type GenerationInfo, readGeneration, resolvedDataDir } from './rebuild/generations.ts';
+export { type RebuildDeps, RebuildError, rebuild } from './rebuild/rebuild.ts';
 export { type ReplayOptions, type ReplayTotals, replayFile } from './replay/replay.ts';
 export { type AvscTypes, loadAvscTypes } from './schema-types.ts';
 export * from './testing/index.ts';
