@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Schema, Type } from 'avsc';
+// avsc is CommonJS: plain Node ESM (tsx) has only its default export.
+import avsc, { type Schema, type Type } from 'avsc';
 import { type ColumnSpec, columnsOf } from './columns.ts';
 import { DecimalType, UuidType, zonedTimestampHook } from './logical-types.ts';
 import { type CapturedTable, isCapturedTable } from './tables.ts';
@@ -34,7 +35,7 @@ export interface TableSchema {
 const cache = new Map<CapturedTable, TableSchema>();
 
 export function parseAvsc(json: AvroRecordSchema): Type {
-  return Type.forSchema(json as unknown as Schema, {
+  return avsc.Type.forSchema(json as unknown as Schema, {
     logicalTypes: { decimal: DecimalType, uuid: UuidType },
     typeHook: zonedTimestampHook,
     // Every logicalType must resolve to our classes: a typo in an .avsc fails loudly.

@@ -2,7 +2,8 @@
 // `type.random()` yields plausible ones: decimals as exact strings within precision and scale,
 // uuids, and Debezium ZonedTimestamp strings (ISO 8601 UTC, 0–9 fractional digits).
 import { randomInt, randomUUID } from 'node:crypto';
-import { type Schema, type Type, types } from 'avsc';
+// avsc is CommonJS: plain Node ESM (tsx) has only its default export, so values come from it.
+import avsc, { type Schema, type Type, type types } from 'avsc';
 import { bytesToDecimal, decimalText, decimalToBytes, unscaledOf } from './decimal-bytes.ts';
 
 export const ZONED_TIMESTAMP = 'io.debezium.time.ZonedTimestamp';
@@ -10,7 +11,7 @@ export const ZONED_TIMESTAMP = 'io.debezium.time.ZonedTimestamp';
 // avsc's typings declare random() as returning the Type itself; it returns a value.
 const asRandom = (value: unknown) => value as types.LogicalType;
 
-export class DecimalType extends types.LogicalType {
+export class DecimalType extends avsc.types.LogicalType {
   readonly precision: number;
   readonly scale: number;
 
@@ -52,7 +53,7 @@ export class DecimalType extends types.LogicalType {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export class UuidType extends types.LogicalType {
+export class UuidType extends avsc.types.LogicalType {
   protected override _fromValue(text: string): string {
     return text;
   }
@@ -72,7 +73,7 @@ export class UuidType extends types.LogicalType {
 
 const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
-export class ZonedTimestampType extends types.LogicalType {
+export class ZonedTimestampType extends avsc.types.LogicalType {
   protected override _fromValue(text: string): string {
     return text;
   }
