@@ -28,7 +28,7 @@ else
   echo "== demo data already present ($company_count companies)"
 fi
 company_id=$(psql "postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE" \
-  -tAc 'SELECT id FROM companies ORDER BY created_at, id LIMIT 1')
+  -tAc 'SELECT c.id FROM companies c ORDER BY (SELECT count(*) FROM sites s WHERE s.company_id = c.id) DESC, c.id LIMIT 1')
 
 echo "== issuing a demo API key for company $company_id (shown once)"
 key=$(pnpm --silent --filter @pda/ops keys -- issue --company "$company_id" --name "demo key" \
@@ -41,6 +41,9 @@ cleanup() {
   wait 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
+
+# The build stamp GET /v1/version reports (what a deploy script does).
+bash api/scripts/stamp-version.sh >/dev/null 2>&1 || true
 
 echo "== starting ingest (log: $data_dir/ingest.log) and api (log: $data_dir/api.log)"
 INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_DATA_DIR="$data_dir" INGEST_GROUP_ID=pda-demo \
