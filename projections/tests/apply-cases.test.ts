@@ -139,11 +139,55 @@ const cases: Case[] = [
     counts: { sites: { skipped: 1 } },
   },
   {
-    name: 'delete of a row never seen is skipped',
+    name: 'key-only delete of a row without a route leaves an unrouted tombstone in control',
     given: [],
     changes: [makeDelete('sites', { id: S1 }, 12)],
-    expected: { control: { routes: [] } },
+    expected: { control: { routes: [], tombstones: [{ table_name: 'sites', id: S1, _src_lsn: 12 }] } },
+    counts: { sites: { applied: 1 } },
+  },
+  {
+    name: 'reordered replay: delete before its create (two batches), the late create stays out',
+    given: [makeDelete('sites', { id: S1 }, 12)],
+    changes: [site({ name: 'Late' }, 11)],
+    expected: {
+      [A]: { sites: [], tombstones: [{ table_name: 'sites', id: S1, _src_lsn: 12 }] },
+      control: { routes: [{ id: S1, company_id: A }], tombstones: [] },
+    },
     counts: { sites: { skipped: 1 } },
+  },
+  {
+    name: 'reordered replay: delete, update, create newest first in one batch',
+    given: [],
+    changes: [
+      makeDelete('sites', { id: S1 }, 13),
+      site({ name: 'Updated' }, 12, { op: 'u' }),
+      site({ name: 'Created' }, 11),
+    ],
+    expected: {
+      [A]: { sites: [], tombstones: [{ table_name: 'sites', id: S1, _src_lsn: 13 }] },
+      control: { routes: [{ id: S1, company_id: A }], tombstones: [] },
+    },
+    counts: { sites: { applied: 1, skipped: 2 } },
+  },
+  {
+    name: 'a create newer than an unrouted tombstone brings the row back and drops the tombstone',
+    given: [makeDelete('sites', { id: S1 }, 12)],
+    changes: [site({ name: 'Again' }, 13)],
+    expected: {
+      [A]: { sites: [{ id: S1, name: 'Again', _src_lsn: 13 }], tombstones: [] },
+      control: { routes: [{ id: S1, company_id: A, _src_lsn: 13 }], tombstones: [] },
+    },
+    counts: { sites: { applied: 1 } },
+  },
+  {
+    name: 'TRUNCATE drops the unrouted tombstones at or below it, keeps newer ones',
+    given: [makeDelete('sites', { id: S1 }, 12), makeDelete('sites', { id: S2 }, 30)],
+    changes: [makeTruncate('sites', 20), site({ id: S2 }, 25)],
+    expected: {
+      [A]: { sites: [], tombstones: [{ table_name: 'sites', id: S2, _src_lsn: 30 }] },
+      control: { tombstones: [], truncations: [{ table_name: 'sites', _src_lsn: 20 }] },
+    },
+    counts: { sites: { applied: 1, skipped: 1 } },
   },
   {
     name: 'an upsert newer than the tombstone brings the row back and removes the tombstone',

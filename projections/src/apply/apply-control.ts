@@ -5,6 +5,7 @@ import { applyControlOp } from './control-ops.ts';
 import { type DeadLetter, insertDeadLetters } from './dead-letters.ts';
 import type { Plan, Rejection } from './plan.ts';
 import type { Outcome, Tally } from './result.ts';
+import { removeTombstone, writeControlTombstone } from './tombstones.ts';
 
 export interface ControlBatch {
   readonly plan: Plan;
@@ -55,8 +56,9 @@ export function applyControl(
       for (const [table, routes] of plan.routes) {
         for (const [id, route] of routes) putRoute.run(table, id, route.companyId, route.lsn);
       }
+      writeUnroutedTombstones(control, plan);
       insertDeadLetters(statements, batch.deadLetters, rejections, batch.nowMs);
-      const appliedHere = outcomes.filter((o) => o === 'applied').length;
+      const appliedHere = outcomes.filter((o) => o === 'applied').length + plan.appliedInControl.length;
       statements
         .get(
           'ingest-state:put',
@@ -71,9 +73,24 @@ export function applyControl(
       plan.control.forEach((op, i) => {
         tally.count(op.change.table, outcomes[i] ?? 'rejected');
       });
+      for (const change of plan.appliedInControl) tally.count(change.table, 'applied');
     })();
   } catch (error) {
     control.reload();
     throw error;
+  }
+}
+
+/** The plan's unrouted tombstones (see planTenantDelete): final state per row. */
+function writeUnroutedTombstones(control: ControlFile, plan: Plan): void {
+  const { statements } = control;
+  for (const [table, tombstones] of plan.unrouted) {
+    for (const [id, lsn] of tombstones) {
+      if (lsn === null) removeTombstone(statements, table, id);
+      else {
+        writeControlTombstone(statements, table, id, lsn);
+        control.hasUnroutedTombstones = true;
+      }
+    }
   }
 }

@@ -15,6 +15,11 @@ export interface Route {
 export class ControlFile {
   readonly statements: StatementCache;
   readonly floors = new Map<string, number>();
+  /**
+   * Whether `tombstones` may hold unrouted tenant tombstones: while it does not (the usual case),
+   * planning never looks them up. Set when one is written; exact again after reload().
+   */
+  hasUnroutedTombstones = false;
 
   constructor(dataDir: string) {
     this.statements = new StatementCache(openControlWriter(dataDir));
@@ -53,7 +58,31 @@ export class ControlFile {
     return found;
   }
 
+  /** Unrouted tombstones (tenant rows deleted before their route existed) of many rows. */
+  unroutedTombstones(table: string, ids: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    if (ids.length === 0) return found;
+    const rows = this.statements
+      .get(
+        'tombstones:many',
+        () =>
+          `SELECT id, _src_lsn FROM tombstones
+           WHERE table_name = ? AND id IN (SELECT value FROM json_each(?))`,
+      )
+      .raw()
+      .all(table, JSON.stringify(ids)) as [string, number][];
+    for (const [id, lsn] of rows) found.set(id, lsn);
+    return found;
+  }
+
   reload(): void {
+    this.hasUnroutedTombstones =
+      this.db
+        .prepare(
+          `SELECT 1 FROM tombstones
+           WHERE table_name NOT IN ('companies', 'api_keys', 'api_key_companies') LIMIT 1`,
+        )
+        .get() !== undefined;
     this.floors.clear();
     for (const row of this.db.prepare('SELECT table_name, _src_lsn FROM truncations').raw().all() as [
       string,

@@ -44,12 +44,20 @@ export function applyControlOp(control: ControlFile, files: CompanyFiles, op: Co
     }
     case 'truncate': {
       if (floor !== undefined && op.lsn <= floor) return 'skipped';
-      // Tenant tables: only the floor here (their routes are cleared before routes are written).
+      // Tenant tables: the floor, and their unrouted tombstones at or below it (the floor guards
+      // those); their routes are cleared before routes are written.
       if (op.table === 'companies' || op.table === 'api_keys' || op.table === 'api_key_companies') {
         statements.get(`control:truncate:${op.table}`, () => `DELETE FROM ${quoteName(op.table)}`).run();
         statements
           .get('control:truncate:tombstones', () => 'DELETE FROM tombstones WHERE table_name = ?')
           .run(op.table);
+      } else {
+        statements
+          .get(
+            'control:truncate:unrouted',
+            () => 'DELETE FROM tombstones WHERE table_name = ? AND _src_lsn <= ?',
+          )
+          .run(op.table, op.lsn);
       }
       statements
         .get(

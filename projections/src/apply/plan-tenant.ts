@@ -39,6 +39,17 @@ export function planTenantUpsert(
   }
 
   if (route === undefined) {
+    const tombstone = view.tombstone(table, id);
+    if (tombstone !== undefined) {
+      // The row was deleted before we knew its company. Now that we do, its tombstone moves to the
+      // company file (as if the changes had come in order) and the row gets its route.
+      view.setTombstone(table, id, null);
+      if (lsn <= tombstone) {
+        pushCompanyOp(plan, companyId, { kind: 'delete', table, id, lsn: tombstone, change, derived: true });
+        view.set(table, id, { companyId, lsn });
+        return void plan.skipped.push(change);
+      }
+    }
     view.set(table, id, { companyId, lsn });
   } else if (route.companyId !== companyId) {
     if (lsn <= route.lsn) return void plan.skipped.push(change);
@@ -58,7 +69,11 @@ export function planTenantUpsert(
   });
 }
 
-/** Key-only delete: the route says which file holds the row. No route = a row we never held. */
+/**
+ * Key-only delete: the route says which file holds the row. No route = a row we have not seen
+ * yet (its create may still come, older, in a reordered replay): an unrouted tombstone in
+ * control.sqlite keeps that create out; it moves to the company file when the create shows up.
+ */
 export function planTenantDelete(
   plan: Plan,
   view: RouteView,
@@ -72,7 +87,12 @@ export function planTenantDelete(
     return void plan.rejections.push({ change, reason: 'delete key has no string id' });
   }
   const route = view.get(table, id);
-  if (route === undefined) return void plan.skipped.push(change);
+  if (route === undefined) {
+    const tombstone = view.tombstone(table, id);
+    if (tombstone !== undefined && lsn <= tombstone) return void plan.skipped.push(change);
+    view.setTombstone(table, id, lsn);
+    return void plan.appliedInControl.push(change);
+  }
   pushCompanyOp(plan, route.companyId, { kind: 'delete', table, id, lsn, change, derived: false });
 }
 
@@ -91,6 +111,7 @@ export function planTenantTruncate(
   if (lsn <= view.floor(table)) return void plan.skipped.push(change);
   view.setFloor(table, lsn);
   view.clear(table);
+  view.dropTombstonesUpTo(table, lsn);
   const companies = new Set([...companiesOnDisk(), ...plan.companies.keys()]);
   for (const companyId of companies)
     pushCompanyOp(plan, companyId, { kind: 'truncate', table, lsn, change, derived: true });

@@ -77,8 +77,15 @@ export interface Plan {
   /** Tenant tables truncated in this batch: their stored routes are deleted before `routes` is written. */
   readonly clearedRoutes: Set<TenantTable>;
   readonly rejections: Rejection[];
-  /** Changes skipped while planning (older than a TRUNCATE, a route, or a delete of an unknown row). */
+  /** Changes skipped while planning (older than a TRUNCATE, a route or an unrouted tombstone). */
   readonly skipped: Change[];
+  /**
+   * Unrouted tombstones of tenant rows (control.sqlite `tombstones`), final state per row: a
+   * position to write, or null to delete the stored one. See planTenantDelete.
+   */
+  readonly unrouted: Map<TenantTable, Map<string, number | null>>;
+  /** Changes whose only write is in control.sqlite (unrouted deletes): counted when it commits. */
+  readonly appliedInControl: Change[];
 }
 
 export function emptyPlan(): Plan {
@@ -89,6 +96,8 @@ export function emptyPlan(): Plan {
     clearedRoutes: new Set(),
     rejections: [],
     skipped: [],
+    unrouted: new Map(),
+    appliedInControl: [],
   };
 }
 

@@ -12,6 +12,8 @@ export class RouteView {
   readonly #floors = new Map<string, number>();
   /** Stored routes read ahead for the batch's ids (see prefetch). */
   readonly #stored = new Map<TenantTable, Map<string, Route>>();
+  /** Stored unrouted tombstones read ahead for the batch's ids (only when control has any). */
+  readonly #storedTombstones = new Map<TenantTable, Map<string, number>>();
 
   constructor(control: ControlFile, plan: Plan) {
     this.#control = control;
@@ -21,6 +23,28 @@ export class RouteView {
   /** Reads the stored routes of `ids` in one statement; later get()s of them need no SQLite call. */
   prefetch(table: TenantTable, ids: readonly string[]): void {
     this.#stored.set(table, this.#control.routes(table, ids));
+    if (this.#control.hasUnroutedTombstones) {
+      this.#storedTombstones.set(table, this.#control.unroutedTombstones(table, ids));
+    }
+  }
+
+  /** Position of the unrouted tombstone of a tenant row without a route (see planTenantDelete). */
+  tombstone(table: TenantTable, id: string): number | undefined {
+    const local = this.#plan.unrouted.get(table);
+    if (local?.has(id)) return local.get(id) ?? undefined;
+    if (!this.#control.hasUnroutedTombstones) return undefined;
+    const stored = this.#storedTombstones.get(table);
+    return stored ? stored.get(id) : this.#control.unroutedTombstones(table, [id]).get(id);
+  }
+
+  /** Records (a position) or drops (null) the unrouted tombstone of a row. */
+  setTombstone(table: TenantTable, id: string, lsn: number | null): void {
+    let tombstones = this.#plan.unrouted.get(table);
+    if (!tombstones) {
+      tombstones = new Map();
+      this.#plan.unrouted.set(table, tombstones);
+    }
+    tombstones.set(id, lsn);
   }
 
   get(table: TenantTable, id: string): Route | undefined {
@@ -45,6 +69,13 @@ export class RouteView {
   clear(table: TenantTable): void {
     this.#plan.routes.delete(table);
     this.#plan.clearedRoutes.add(table);
+  }
+
+  /** A TRUNCATE at `lsn` makes the unrouted tombstones at or below it redundant (the floor guards). */
+  dropTombstonesUpTo(table: TenantTable, lsn: number): void {
+    const local = this.#plan.unrouted.get(table);
+    if (!local) return;
+    for (const [id, at] of local) if (at !== null && at <= lsn) local.delete(id);
   }
 
   /** Source position of the last TRUNCATE of `table` (-1 = never): changes at or below are skipped. */
