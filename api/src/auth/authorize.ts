@@ -1,4 +1,4 @@
-import { type ApiKeyRecord, type CompanyRecord, readCompany } from '@pda/projections';
+import { type ApiKeyRecord, type CompanyRecord, readCompanyMemo } from '@pda/projections';
 import { ApiError } from '../http/api-error.ts';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
 import type { Credential } from './credential.ts';
@@ -78,7 +78,7 @@ function selectCompany(
     }
     if (typeof header === 'string' && key.companyIds.includes(header)) companyId = header;
   }
-  const company = companyId === undefined ? undefined : readCompany(files.control(), companyId);
+  const company = companyId === undefined ? undefined : readCompanyMemo(files.control(), companyId);
   if (!company) {
     // Same answer whether the company does not exist or is not granted (never reveal which).
     throw new ApiError('company_not_available', 'The selected company is not available to this API key.');

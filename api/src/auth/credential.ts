@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ApiKeyRecord, readApiKeyByHash } from '@pda/projections';
+import { type ApiKeyRecord, readApiKeyByHashMemo } from '@pda/projections';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
 
 /**
@@ -24,7 +24,8 @@ export function resolveCredential(header: string | string[] | undefined, files: 
   if (!match) return { kind: 'malformed' };
   const hash = createHash('sha256').update(match[1]!, 'utf8').digest('hex');
   try {
-    const key = readApiKeyByHash(files.control(), hash);
+    // Memoised per state of control.sqlite: a committed key change is seen by the next request.
+    const key = readApiKeyByHashMemo(files.control(), hash);
     return key ? { kind: 'key', key } : { kind: 'unknown' };
   } catch (error) {
     return { kind: 'unavailable', error };

@@ -1,4 +1,5 @@
 export * from './control.ts';
+export * from './control-memo.ts';
 export * from './items.ts';
 export * from './page.ts';
 export * from './read-handle.ts';
