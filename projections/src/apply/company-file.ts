@@ -2,6 +2,7 @@ import { openCompanyWriter } from '../handles.ts';
 import type { ProjectionDb } from '../open.ts';
 import type { ClockUs } from './clock.ts';
 import { StatementCache } from './statement-cache.ts';
+import { tombstoneLsn, writeCompanyTombstone } from './tombstones.ts';
 
 /**
  * One open company file on the writer side: its statements, its change-time counter and its
@@ -12,6 +13,12 @@ export class CompanyFile {
   readonly companyId: string;
   readonly statements: StatementCache;
   readonly floors = new Map<string, number>();
+  /**
+   * Tables that may have tombstones in this file. Most files have none for most tables, and then
+   * an upsert needs no tombstone lookup. Added to when a tombstone is written (never removed until
+   * reload(), which reads the exact set: a stale entry only costs a lookup).
+   */
+  readonly tombstoneTables = new Set<string>();
   readonly #clock: ClockUs;
   #lastChangedUs = 0;
 
@@ -45,6 +52,10 @@ export class CompanyFile {
       .prepare('SELECT last_changed_us FROM meta WHERE lock = 1')
       .pluck()
       .get() as number;
+    this.tombstoneTables.clear();
+    for (const table of this.db.prepare('SELECT DISTINCT table_name FROM tombstones').pluck().all()) {
+      this.tombstoneTables.add(table as string);
+    }
     this.floors.clear();
     for (const row of this.db.prepare('SELECT table_name, _src_lsn FROM truncations').all() as {
       table_name: string;
@@ -52,6 +63,16 @@ export class CompanyFile {
     }[]) {
       this.floors.set(row.table_name, row._src_lsn);
     }
+  }
+
+  /** The row's tombstone position, without a lookup when the table has none in this file. */
+  tombstoneLsn(table: string, id: string): number | undefined {
+    return this.tombstoneTables.has(table) ? tombstoneLsn(this.statements, table, id) : undefined;
+  }
+
+  writeTombstone(table: string, id: string, lsn: number, changedUs: number): void {
+    writeCompanyTombstone(this.statements, table, id, lsn, changedUs);
+    this.tombstoneTables.add(table);
   }
 
   close(): void {

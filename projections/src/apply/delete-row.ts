@@ -2,7 +2,6 @@ import type { CompanyFile } from './company-file.ts';
 import type { CompanyOp } from './plan.ts';
 import type { Outcome } from './result.ts';
 import { quoteName } from './table-spec.ts';
-import { tombstoneLsn, writeCompanyTombstone } from './tombstones.ts';
 import { touchEquipmentOfCategory, touchSite } from './touch-parents.ts';
 
 type DeleteOp = Extract<CompanyOp, { kind: 'delete' }>;
@@ -16,7 +15,7 @@ export function deleteRow(file: CompanyFile, op: DeleteOp): Outcome {
   const { table, id, lsn } = op;
   const floor = file.floors.get(table);
   if (floor !== undefined && lsn <= floor) return 'skipped';
-  const tombstone = tombstoneLsn(file.statements, table, id);
+  const tombstone = file.tombstoneLsn(table, id);
   if (tombstone !== undefined && lsn <= tombstone) return 'skipped';
 
   const t = quoteName(table);
@@ -33,7 +32,7 @@ export function deleteRow(file: CompanyFile, op: DeleteOp): Outcome {
   if (stored !== undefined) {
     file.statements.get(`delete:row:${table}`, () => `DELETE FROM ${t} WHERE id = ?`).run(id);
   }
-  writeCompanyTombstone(file.statements, table, id, lsn, file.nextChangeTime());
+  file.writeTombstone(table, id, lsn, file.nextChangeTime());
 
   if (table === 'site_contacts' && typeof stored?.[1] === 'string') touchSite(file, stored[1]);
   else if (table === 'equipment_categories') touchEquipmentOfCategory(file, id);

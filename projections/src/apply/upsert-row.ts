@@ -2,7 +2,7 @@ import type { CompanyFile } from './company-file.ts';
 import type { CompanyOp } from './plan.ts';
 import type { Outcome } from './result.ts';
 import { tableSpec } from './table-spec.ts';
-import { removeTombstone, tombstoneLsn } from './tombstones.ts';
+import { removeTombstone } from './tombstones.ts';
 import { touchEquipmentOfCategory, touchSite } from './touch-parents.ts';
 import { upsertStatement } from './upsert-statement.ts';
 
@@ -17,7 +17,7 @@ export function upsertRow(file: CompanyFile, op: UpsertOp): Outcome {
   const { table, id, lsn } = op;
   const floor = file.floors.get(table);
   if (floor !== undefined && lsn <= floor) return 'skipped';
-  const tombstone = tombstoneLsn(file.statements, table, id);
+  const tombstone = file.tombstoneLsn(table, id);
   if (tombstone !== undefined && lsn <= tombstone) return 'skipped';
 
   // A contact may change site: both the old and the new site must move (include=contacts).
