@@ -9,6 +9,7 @@ import type {} from './fastify-augmentations.ts';
 import { answerClientError } from './http/client-error.ts';
 import { answerMalformedUrl } from './http/framework-error.ts';
 import { parseQueryString } from './http/query-string.ts';
+import { OneLinePerRequest } from './http/request-log.ts';
 
 /**
  * Builds the api (no listening: server.ts does that). Shared services are named plugins under
@@ -45,6 +46,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const app = Fastify({
     ...loggerOptions,
     genReqId: () => randomUUID(),
+    // One line per request instead of Fastify's two (http/request-log.ts).
+    logController: new OneLinePerRequest(),
     trustProxy: config.trustProxy,
     // No request needs a body: keep whatever a client sends small.
     bodyLimit: 1024,
