@@ -8,6 +8,8 @@ import { createServer } from 'node:net';
 
 export interface Server {
   readonly base: string;
+  /** Process id of the child (its CPU time is read from /proc by api-profile.ts). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -20,16 +22,17 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Starts `node --import tsx <file>`; ready when `ready(base)` resolves true (polled, ≤ 60 s). */
+/** Starts `node [nodeArgs] --import tsx <file>`; ready when `ready(base)` resolves true (polled, ≤ 60 s). */
 export async function startServer(
   name: string,
   file: string,
   port: number,
   env: Record<string, string>,
   ready: (base: string, output: () => string) => Promise<boolean>,
+  nodeArgs: readonly string[] = [],
 ): Promise<Server> {
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,7 +53,7 @@ export async function startServer(
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`${name} exited (${child.exitCode}): ${output.slice(-2_000)}`);
-    if (await ready(base, () => output).catch(() => false)) return { base, stop };
+    if (await ready(base, () => output).catch(() => false)) return { base, pid: child.pid ?? 0, stop };
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`${name} not ready within 60 s: ${output.slice(-2_000)}`);
