@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     'per-event-sample': { type: 'string', default: '5000' },
     chunk: { type: 'string' },
     'in-flight': { type: 'string' },
+    'fetch-bytes': { type: 'string' },
   },
 });
 const N = Number(args.events);
@@ -172,6 +173,7 @@ async function main() {
       INGEST_LOG_LEVEL: 'warn',
       ...(args.chunk ? { INGEST_MAX_BATCH_EVENTS: args.chunk } : {}),
       ...(args['in-flight'] ? { INGEST_PARTITIONS_IN_FLIGHT: args['in-flight'] } : {}),
+      ...(args['fetch-bytes'] ? { INGEST_FETCH_MAX_BYTES: args['fetch-bytes'] } : {}),
     }),
     { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
   );
