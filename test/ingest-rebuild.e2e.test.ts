@@ -77,6 +77,7 @@ describe('rebuild into a new generation and swap', () => {
       timeoutMs: 60_000,
     });
 
+    const sourceBefore = live.source();
     const second = await rebuild(config, { logger, avscTypes });
     expect(second.generation).not.toBe(first.generation);
     expect(realpathSync(dataDir)).toBe(realpathSync(second.dir));
@@ -86,6 +87,11 @@ describe('rebuild into a new generation and swap', () => {
     // The old generation stays on disk, readable, for readers that have not switched yet.
     expect(siteCount(first.dir, before)).toBe(25);
 
+    // The live worker notices the swap within a second, drains and closes the old generation's
+    // files, then consumes again on the new one: until then it may still write to the old one.
+    await waitFor('live worker switched to the new generation', () => live?.source() !== sourceBefore, {
+      timeoutMs: 30_000,
+    });
     const after = await createCompanyWithSites(7);
     await waitFor('live worker followed the swap', () => siteCount(second.dir, after) === 7, {
       timeoutMs: 60_000,
