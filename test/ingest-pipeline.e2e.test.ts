@@ -8,20 +8,12 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
-import { companyPath, openCompanyReader, openControlReader } from '@pda/projections';
+import { companyPath, openCompanyReader, openControlReader, TENANT_TABLES } from '@pda/projections';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
 
 type Row = Record<string, unknown>;
-const TENANT_TABLES = [
-  'sites',
-  'site_contacts',
-  'services',
-  'equipment_categories',
-  'equipment',
-  'consumables',
-];
 
 let pool: pg.Pool;
 beforeAll(() => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { listCompanyFiles } from '../src/apply/list-companies.ts';
-import { type ClockUs, openCompanyReader, openControlReader } from '../src/index.ts';
+import { type ClockUs, openCompanyReader, openControlReader, TENANT_TABLES } from '../src/index.ts';
 
 /** Fresh data directories, removed after each test. */
 const dirs: string[] = [];
@@ -58,16 +58,7 @@ export function controlRows(dataDir: string, table: string): Rows {
   }
 }
 
-const COMPANY_TABLES = [
-  'sites',
-  'site_contacts',
-  'services',
-  'equipment_categories',
-  'equipment',
-  'consumables',
-  'tombstones',
-  'truncations',
-];
+const COMPANY_TABLES = [...TENANT_TABLES, 'tombstones', 'truncations'];
 const CONTROL_TABLES = ['companies', 'api_keys', 'api_key_companies', 'routes', 'tombstones', 'truncations'];
 
 /** The whole data directory as plain data (change times dropped unless asked for). */

@@ -2,19 +2,11 @@
 // asserts the events) and test/scripts/capture-fixtures.ts (which saves them). Fresh uuids per run,
 // so runs never collide and each run's events are found by key.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { SOURCE_TABLES } from '@pda/projections';
 import type pg from 'pg';
 
-export const capturedTables = [
-  'companies',
-  'api_keys',
-  'api_key_companies',
-  'sites',
-  'site_contacts',
-  'services',
-  'equipment_categories',
-  'equipment',
-  'consumables',
-] as const;
+/** Every captured source table, in the order the scenario writes them (the one list, from projections). */
+export const capturedTables = SOURCE_TABLES;
 export type CapturedTable = (typeof capturedTables)[number];
 
 export interface ScenarioIds {
