@@ -12,7 +12,7 @@
  *   3. peer: applying the same decoded changes with one transaction per event (a sample).
  * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,6 +40,8 @@ const { values: args } = parseArgs({
     chunk: { type: 'string' },
     'in-flight': { type: 'string' },
     'fetch-bytes': { type: 'string' },
+    /** Write a CPU profile of the main thread during the ingest phase to this file. */
+    profile: { type: 'string' },
   },
 });
 const N = Number(args.events);
@@ -177,6 +179,7 @@ async function main() {
     }),
     { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
   );
+  const profiler = args.profile ? await startProfiler() : undefined;
   const applyStart = performance.now();
   const running = worker.run();
   const done = async () => {
@@ -189,6 +192,7 @@ async function main() {
     handled = await done();
   }
   const applySeconds = (performance.now() - applyStart) / 1000;
+  if (profiler && args.profile) await profiler.stop(args.profile);
   const outcomes = (await metrics.events.get()).values;
   const count = (outcome: string) =>
     outcomes.filter((v) => v.labels.outcome === outcome).reduce((s, v) => s + v.value, 0);
@@ -261,6 +265,22 @@ async function main() {
     },
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+/** The main thread's profile of one phase (run the script under `node --cpu-prof` for the apply thread). */
+async function startProfiler() {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;

@@ -40,6 +40,13 @@ export const ConfigSchema = z.object({
   INGEST_MAX_OPEN_COMPANIES: int(1, 100_000).default(1024),
   /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */
   INGEST_APPLY_THREAD: bool.default(true),
+  /**
+   * Decoded, not yet committed events per partition (only with the apply thread; else one chunk):
+   * chunks go to the apply side without waiting for the previous ones, up to this bound.
+   */
+  INGEST_MAX_EVENTS_IN_FLIGHT: int(1, 10_000_000).default(20_000),
+  /** Upper bound of events merged into one apply call (one transaction per company per call). */
+  INGEST_APPLY_GROUP_MAX_EVENTS: int(1, 10_000_000).default(20_000),
   /** Partitions whose batches are processed concurrently (only with the apply thread; else 1). */
   INGEST_PARTITIONS_IN_FLIGHT: int(1, 64).default(3),
   INGEST_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

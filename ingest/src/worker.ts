@@ -88,6 +88,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         ...(threaded ? { asyncSink: threaded } : {}),
         metrics,
         logger: logger.child({ component: 'apply' }),
+        maxGroupEvents: config.INGEST_APPLY_GROUP_MAX_EVENTS,
       });
       source = createKafkaSource({
         brokers: config.INGEST_KAFKA_BROKERS,
@@ -99,6 +100,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         fetchMaxBytes: config.INGEST_FETCH_MAX_BYTES,
         sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
         partitionsInFlight: threaded ? config.INGEST_PARTITIONS_IN_FLIGHT : 1,
+        // Without the apply thread each chunk is applied before the next is decoded.
+        maxEventsInFlight: threaded ? config.INGEST_MAX_EVENTS_IN_FLIGHT : config.INGEST_MAX_BATCH_EVENTS,
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');

@@ -68,12 +68,22 @@ describe.each(forms)('$name', ({ inlineSchema, decimalMode, decoder }) => {
     const result = decoder(record(ev.topic, ev.key, ev.value));
     const key = Object.fromEntries(PRIMARY_KEYS[table].map((k) => [k, row[k]]));
     const position = { lsn: 1000 + n, tsMs: 1_700_000_000_000 + n };
+    const origin = { topic: ev.topic, partition: 0, offset: '7' };
     if (op === 'd') {
-      expect(result).toEqual({ type: 'change', change: { kind: 'delete', table, key, position } });
+      expect(result).toEqual({ type: 'change', change: { kind: 'delete', table, key, position, origin } });
     } else {
       expect(result).toEqual({
         type: 'change',
-        change: { kind: 'upsert', op, table, key, row: expectedRow(table, row), unavailable: [], position },
+        change: {
+          kind: 'upsert',
+          op,
+          table,
+          key,
+          row: expectedRow(table, row),
+          unavailable: [],
+          position,
+          origin,
+        },
       });
     }
   });
@@ -113,7 +123,12 @@ describe('special events', () => {
     });
     expect(decode(record('pda.public.services', null, value))).toEqual({
       type: 'change',
-      change: { kind: 'truncate', table: 'services', position: { lsn: 42, tsMs: 5 } },
+      change: {
+        kind: 'truncate',
+        table: 'services',
+        position: { lsn: 42, tsMs: 5 },
+        origin: { topic: 'pda.public.services', partition: 0, offset: '7' },
+      },
     });
   });
 

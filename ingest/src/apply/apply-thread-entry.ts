@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ProjectionStore, type ProjectionStoreOptions } from '@pda/projections';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
+import { fromWire } from './wire.ts';
 
 const port = parentPort;
 if (!port) throw new Error('apply-thread-entry.ts must run in a worker thread');
@@ -19,7 +20,7 @@ port.on('message', (request: ThreadRequest) => {
     } else {
       response = {
         id: request.id,
-        result: store.applyBatch(request.changes, { deadLetters: request.deadLetters }),
+        result: store.applyBatch(fromWire(request.changes), { deadLetters: request.deadLetters }),
       };
     }
   } catch (error) {

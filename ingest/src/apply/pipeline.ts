@@ -5,11 +5,15 @@
  * Two phases so the Kafka worker can overlap them on two cores: `prepare` decodes on the calling
  * thread; `apply` commits through the sink, synchronously (ProjectionStore) or in the apply thread
  * (threaded-sink.ts). `process` = both, synchronously (replay, tests).
+ *
+ * With the apply thread, chunks prepared while earlier ones are being applied are merged into one
+ * apply call (group-commit.ts): one transaction per company for the group, one log line per group.
  */
 import type { BatchResult, Change, DeadLetter } from '@pda/projections';
 import type { Logger } from 'pino';
 import type { Decoder, RawRecord } from '../decode/index.ts';
 import type { IngestMetrics } from '../ops/metrics.ts';
+import { createGroupCommitter } from './group-commit.ts';
 import type { ApplySink, AsyncApplySink } from './sink.ts';
 
 export interface BatchSummary {
@@ -49,6 +53,8 @@ export function createPipeline(deps: {
   asyncSink?: AsyncApplySink;
   metrics: IngestMetrics;
   logger: Logger;
+  /** Upper bound of events merged into one apply call of the async sink (default 20,000). */
+  maxGroupEvents?: number;
 }): Pipeline {
   const { decoder, metrics, logger } = deps;
   // A reason is logged once per process (then only counted), so a poison stream cannot flood logs.
@@ -64,7 +70,7 @@ export function createPipeline(deps: {
       const result = decoder(record);
       const { topic, partition, offset } = record;
       if (result.type === 'change') {
-        changes.push({ ...result.change, origin: { topic, partition, offset } });
+        changes.push(result.change);
         lastTsMs = Math.max(lastTsMs ?? 0, result.change.position.tsMs);
       } else if (result.type === 'ignored') {
         ignored++;
@@ -119,16 +125,26 @@ export function createPipeline(deps: {
 
   const hasWork = (p: Prepared) => p.changes.length + p.deadLetters.length > 0;
 
+  const asyncSink = deps.asyncSink;
+  const groups =
+    asyncSink &&
+    createGroupCommitter<Prepared, BatchSummary>({
+      merge: mergePrepared,
+      size: (p) => p.events,
+      maxGroupSize: deps.maxGroupEvents ?? 20_000,
+      maxInFlight: 2,
+      async commit(group) {
+        if (!hasWork(group)) return finish(group, undefined);
+        const result = await asyncSink.applyBatch(group.changes, { deadLetters: group.deadLetters });
+        return finish(group, result);
+      },
+    });
+
   return {
     prepare,
     async apply(prepared) {
+      if (groups) return groups.submit(prepared);
       if (!hasWork(prepared)) return finish(prepared, undefined);
-      if (deps.asyncSink) {
-        const result = await deps.asyncSink.applyBatch(prepared.changes, {
-          deadLetters: prepared.deadLetters,
-        });
-        return finish(prepared, result);
-      }
       if (!deps.sink) throw new Error('pipeline has no sink');
       return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
     },
@@ -138,5 +154,21 @@ export function createPipeline(deps: {
       if (!deps.sink) throw new Error('process() needs a synchronous sink');
       return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
     },
+  };
+}
+
+/** Chunks in submission order → one: the apply path sees them as one batch (per-row order kept). */
+export function mergePrepared(items: readonly Prepared[]): Prepared {
+  let lastTsMs: number | undefined;
+  for (const p of items) {
+    if (p.lastTsMs !== undefined) lastTsMs = Math.max(lastTsMs ?? 0, p.lastTsMs);
+  }
+  return {
+    events: items.reduce((sum, p) => sum + p.events, 0),
+    changes: items.flatMap((p) => p.changes),
+    deadLetters: items.flatMap((p) => p.deadLetters),
+    ignored: items.reduce((sum, p) => sum + p.ignored, 0),
+    lastTsMs,
+    started: Math.min(...items.map((p) => p.started)),
   };
 }

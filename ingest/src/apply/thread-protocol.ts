@@ -1,11 +1,12 @@
 /** Messages between the main thread and the apply thread (structured-cloned plain objects). */
-import type { BatchResult, Change, DeadLetter } from '@pda/projections';
+import type { BatchResult, DeadLetter } from '@pda/projections';
+import type { WireBatch } from './wire.ts';
 
 export type ThreadRequest =
   | {
       readonly id: number;
       readonly type: 'apply';
-      readonly changes: readonly Change[];
+      readonly changes: WireBatch;
       readonly deadLetters: readonly DeadLetter[];
     }
   | { readonly id: number; readonly type: 'close' };

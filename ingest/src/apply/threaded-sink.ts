@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { ApplyOptions, BatchResult, Change, ProjectionStoreOptions } from '@pda/projections';
 import type { AsyncApplySink } from './sink.ts';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
+import { toWire } from './wire.ts';
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
@@ -55,7 +56,17 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
 
   return {
     async applyBatch(changes: readonly Change[], applyOptions: ApplyOptions = {}) {
-      const result = await send({ type: 'apply', changes, deadLetters: applyOptions.deadLetters ?? [] });
+      let wire: ReturnType<typeof toWire>;
+      try {
+        wire = toWire(changes);
+      } catch (error) {
+        throw new Error(`apply thread: batch cannot be sent: ${(error as Error).message}`);
+      }
+      const result = await send({
+        type: 'apply',
+        changes: wire,
+        deadLetters: applyOptions.deadLetters ?? [],
+      });
       if (!result) throw new Error('apply thread returned no result');
       return result;
     },

@@ -3,7 +3,7 @@
  * (notes/style.md "decode at the edge"). Never throws: anything malformed becomes a dead letter
  * with a reason, so one bad message cannot stop its partition.
  */
-import type { Change, Row, SourcePosition, SourceTable } from '@pda/projections';
+import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections';
 import type { ColumnType } from './column-type.ts';
 import { decodeRow } from './decode-row.ts';
 import type { ValueOptions } from './decode-value.ts';
@@ -21,6 +21,8 @@ export interface DecoderOptions extends ValueOptions {
 }
 
 export type Decoder = (record: RawRecord) => DecodeResult;
+
+const ROW_OPS = new Set(['c', 'u', 'r', 'd']);
 
 function parse(cache: SchemaCache, slot: string, raw: Uint8Array | string, exact: boolean, what: string) {
   try {
@@ -48,13 +50,14 @@ function position(source: Record<string, unknown>, op: string, tsMs: number | un
 
 function decodeChange(
   cache: SchemaCache,
-  topic: string,
+  origin: MessageOrigin,
   table: SourceTable,
   keyText: Uint8Array | string | null,
   valueText: Uint8Array | string,
   exact: boolean,
   options: DecoderOptions,
 ): DecodeResult {
+  const topic = origin.topic;
   const value = parse(cache, `${topic}\u0000value`, valueText, exact, 'value');
   const envelope = readEnvelope(value.payload, value.schema);
   const avsc = options.avscTypes(table);
@@ -63,8 +66,9 @@ function decodeChange(
   if (!value.schema && !avsc) fail(`no inline schema and no .avsc column types for '${table}'`);
   const pos = position(envelope.source, envelope.op, envelope.tsMs);
   if (envelope.op === 'm') return { type: 'ignored', reason: 'message' };
-  if (envelope.op === 't') return { type: 'change', change: { kind: 'truncate', table, position: pos } };
-  if (!['c', 'u', 'r', 'd'].includes(envelope.op)) fail(`unknown op '${envelope.op.slice(0, 16)}'`);
+  if (envelope.op === 't')
+    return { type: 'change', change: { kind: 'truncate', table, position: pos, origin } };
+  if (!ROW_OPS.has(envelope.op)) fail(`unknown op '${envelope.op.slice(0, 16)}'`);
 
   if (keyText === null) fail(`op '${envelope.op}' without a message key`);
   const key = parse(cache, `${topic}\u0000key`, keyText, exact, 'key');
@@ -77,12 +81,12 @@ function decodeChange(
   if (Object.keys(keyRow).length === 0) fail('message key has no columns');
 
   if (envelope.op === 'd')
-    return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos } };
+    return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos, origin } };
   if (!envelope.after) fail(`op '${envelope.op}' without 'after'`);
   const inline = envelope.rowSchema ? cache.columnTypes(envelope.rowSchema) : undefined;
   const { row, unavailable } = decodeRow(envelope.after, inline, avsc, options);
   const op = envelope.op as 'c' | 'u' | 'r';
-  const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos };
+  const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos, origin };
   return { type: 'change', change };
 }
 
@@ -98,11 +102,13 @@ export function createDecoder(options: DecoderOptions): Decoder {
       const valueText = record.value;
       if (valueText.length === 0) fail('empty value (neither an event nor a tombstone)');
       const keyText = record.key;
+      // Dead letters and refusals name the message a change came from.
+      const origin = { topic: record.topic, partition: record.partition, offset: record.offset };
       try {
-        return decodeChange(cache, record.topic, topic.table, keyText, valueText, false, options);
+        return decodeChange(cache, origin, topic.table, keyText, valueText, false, options);
       } catch (error) {
         if (!(error instanceof UnsafeIntegerError)) throw error;
-        return decodeChange(cache, record.topic, topic.table, keyText, valueText, true, options);
+        return decodeChange(cache, origin, topic.table, keyText, valueText, true, options);
       }
     } catch (error) {
       if (error instanceof DecodeError) return { type: 'dead-letter', reason: error.message };

@@ -1,12 +1,15 @@
 /**
  * The Kafka side of the worker, and the ONLY module (with its siblings in kafka/) that imports
- * kafkajs. A consumer group over the captured tables' topics; eachBatch with manual offset
- * resolution: a chunk's offsets are resolved (and committed) only after `handle` returned, i.e.
- * after every SQLite transaction of that chunk committed (at-least-once + idempotent apply).
+ * kafkajs. A consumer group over the captured tables' topics; eachBatch hands chunks of records
+ * to the apply side without waiting for them, so kafkajs fetches on while they are applied, and
+ * commits a partition's offsets to Kafka only up to where every SQLite transaction of its chunks
+ * committed (in-flight.ts): at-least-once delivery + idempotent apply = exactly once in effect.
  */
+import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { RawRecord } from '../decode/index.ts';
+import { InFlightChunks, type Ticket } from './in-flight.ts';
 import { LagMonitor, type LagSnapshot } from './lag-monitor.ts';
 import { kafkaLogCreator } from './log-bridge.ts';
 
@@ -21,13 +24,16 @@ export interface KafkaSourceOptions {
   readonly sessionTimeoutMs: number;
   /** 1 with a synchronous apply; more with the apply thread. */
   readonly partitionsInFlight: number;
+  /** Events handed to `commit` and not yet committed, over all partitions (backpressure bound). */
+  readonly maxEventsInFlight: number;
   readonly logger: Logger;
 }
 
 /**
- * Two phases so consecutive chunks overlap on two cores: `prepare` (decode, this thread) of chunk
- * n+1 runs while `commit` (apply in the apply thread) of chunk n is in flight. `commit` resolves
- * only after every SQLite transaction of its chunk committed; then its offsets are resolved.
+ * Two phases so consecutive chunks overlap on two cores: `prepare` (decode, this thread) of the
+ * next chunks runs while `commit` (apply in the apply thread) of earlier ones is in flight. `commit`
+ * resolves only after every SQLite transaction of its chunk committed; only then may its offsets be
+ * committed to Kafka.
  */
 export interface RecordsHandler<T> {
   prepare(records: RawRecord[]): T;
@@ -35,7 +41,7 @@ export interface RecordsHandler<T> {
 }
 
 export interface KafkaSource {
-  /** Consumes until `signal` aborts, then drains the current chunk, commits and disconnects. */
+  /** Consumes until `signal` aborts, then waits for every handed-over chunk, commits and disconnects. */
   run<T>(handler: RecordsHandler<T>, signal: AbortSignal): Promise<void>;
   lag(): LagSnapshot;
   connected(): boolean;
@@ -81,54 +87,84 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
     await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
     await consumer.run({
       eachBatchAutoResolve: false,
-      autoCommit: true,
-      autoCommitInterval: 1000,
-      autoCommitThreshold: null,
+      // Offsets are committed by commitApplied() only: what kafkajs resolves is what it may fetch
+      // past, not what is applied (in-flight.ts).
+      autoCommit: false,
       // Several partitions in flight: the main thread decodes one while the apply thread (the one
-      // writer, strictly in arrival order) applies another. Order within a partition is kept.
+      // writer, strictly in arrival order) applies others. Order within a partition is kept.
       partitionsConsumedConcurrently: options.partitionsInFlight,
-      eachBatch: async ({
-        batch,
-        resolveOffset,
-        heartbeat,
-        commitOffsetsIfNecessary,
-        isRunning,
-        isStale,
-        pause,
-      }) => {
-        const { topic, partition, messages } = batch;
-        let inflight: { done: Promise<void>; last: string } | undefined;
-        const settle = async () => {
-          if (!inflight) return;
-          const { done, last } = inflight;
-          inflight = undefined;
-          await done;
-          resolveOffset(last);
-          lag.applied(topic, partition, last, batch.highWatermark);
-          backoff.reset();
-          await heartbeat(); // long batches: keep the group session alive between chunks
-          await commitOffsetsIfNecessary();
-        };
-        try {
-          for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
-            if (!isRunning() || isStale() || signal.aborted) break;
-            const chunk = messages.slice(i, i + options.maxBatchEvents);
-            const prepared = handler.prepare(chunk.map((m) => toRecord(topic, partition, m)));
-            await settle();
-            const done = handler.commit(prepared);
-            done.catch(() => {}); // awaited in settle(); this only silences the interim rejection
-            inflight = { done, last: (chunk[chunk.length - 1] as KafkaMessage).offset };
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const { topic, partition, messages, highWatermark } = batch;
+        for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
+          // Backpressure: the fetcher (and so the broker) waits while too much is being applied.
+          while (inFlight.events() >= options.maxEventsInFlight && !signal.aborted) {
+            await Promise.race([inFlight.below(options.maxEventsInFlight), sleep(1000)]);
+            await heartbeat();
           }
-          await settle();
-        } catch (error) {
-          // Apply failed (disk full, I/O, apply thread died): the failed chunk is not resolved, the
-          // partition pauses and is fetched again from the last resolved chunk after a backoff.
-          const resume = pause();
-          logger.error({ err: error, topic, partition }, 'apply failed; partition paused');
-          setTimeout(resume, backoff.next()).unref();
+          if (!isRunning() || isStale() || signal.aborted) return;
+          const chunk = messages.slice(i, i + options.maxBatchEvents);
+          const first = (chunk[0] as KafkaMessage).offset;
+          const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
+          const ticket = inFlight.add(topic, partition, first, last, chunk.length);
+          if (!ticket) return; // blocked by a failed chunk until the seek takes effect
+          const prepared = handler.prepare(chunk.map((m) => toRecord(topic, partition, m)));
+          handler.commit(prepared).then(
+            () => {
+              inFlight.applied(ticket);
+              lag.applied(topic, partition, last, highWatermark);
+              backoff.reset();
+              commitApplied(consumer);
+            },
+            (error: unknown) => applyFailed(consumer, ticket, error),
+          );
+          resolveOffset(last);
+          // Let the apply thread's answers (a macrotask) in between chunks, so the next group is
+          // sent while this partition keeps decoding.
+          await yieldToEventLoop();
         }
       },
     });
+  }
+
+  const inFlight = new InFlightChunks();
+  let committing: Promise<void> | undefined;
+
+  /** Commits what is applied; one commit request at a time, repeated while more became applied. */
+  function commitApplied(consumer: Consumer): Promise<void> {
+    committing ??= (async () => {
+      try {
+        for (let offsets = inFlight.commitable(); offsets.length > 0; offsets = inFlight.commitable()) {
+          await consumer.commitOffsets([...offsets]);
+          inFlight.committed(offsets);
+        }
+      } catch (error) {
+        // Not lost: the next applied chunk (or the drain at stop) commits again; at worst a restart
+        // replays applied records, which the version guards skip.
+        logger.warn({ err: String(error) }, 'offset commit failed');
+      } finally {
+        committing = undefined;
+      }
+    })();
+    return committing;
+  }
+
+  /**
+   * Apply failed (disk full, I/O, apply thread died): the partition's uncommitted chunks are
+   * dropped, it pauses and is read again from the first of them after a backoff.
+   */
+  function applyFailed(consumer: Consumer, ticket: Ticket, error: unknown): void {
+    const from = inFlight.failed(ticket);
+    if (from === undefined) return; // an earlier chunk of this partition already failed
+    const { topic, partition } = ticket;
+    logger.error({ err: error, topic, partition, from }, 'apply failed; partition paused');
+    const where = [{ topic, partitions: [partition] }];
+    try {
+      consumer.pause(where);
+      consumer.seek({ topic, partition, offset: from });
+    } catch (seekError) {
+      logger.warn({ err: String(seekError), topic, partition }, 'seek after apply failure failed');
+    }
+    setTimeout(() => consumer.resume(where), backoff.next()).unref();
   }
 
   const backoff = {
@@ -191,6 +227,10 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         await consumer.connect();
         await consume(consumer, handler, signal);
         await Promise.race([stopped, fatal]);
+        // Drain: fetch nothing more, let every handed-over chunk commit, then commit its offsets.
+        consumer.pause(options.topics.map((topic) => ({ topic })));
+        await Promise.race([inFlight.below(1), fatal]);
+        await commitApplied(consumer);
       } finally {
         clearInterval(poller);
         // disconnect() waits for the running eachBatch, commits resolved offsets, leaves the group.
