@@ -197,6 +197,9 @@ async function main() {
   const count = (outcome: string) =>
     outcomes.filter((v) => v.labels.outcome === outcome).reduce((s, v) => s + v.value, 0);
   const applied = count('applied');
+  // One observation per apply call (a group of chunks): how much each company transaction carried.
+  const applyCalls =
+    (await metrics.batchDuration.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
   const deadLettered = count('dead_lettered');
   worker.stop();
   await running;
@@ -254,6 +257,8 @@ async function main() {
       eventsPerSecond: Math.round(handled / applySeconds),
       target: 50_000,
       peakRssMb: Math.round(rssPeak.mb),
+      applyCalls,
+      eventsPerApplyCall: applyCalls > 0 ? Math.round(handled / applyCalls) : null,
     },
     peers: {
       bareKafkajsConsume: bare,

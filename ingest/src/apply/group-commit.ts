@@ -19,8 +19,8 @@ export interface GroupCommitOptions<T, R> {
   /** A group grows until it reaches this size (an item larger than it still forms its own group). */
   readonly maxGroupSize: number;
   /**
-   * Groups handed to `commit` and not yet settled. 2 keeps the apply thread busy: the next group is
-   * already queued in its port while the current one is applied.
+   * Groups handed to `commit` and not yet settled: 1 makes groups as large as the backlog allows;
+   * 2 keeps the next group queued in the apply thread's port while the current one is applied.
    */
   readonly maxInFlight: number;
 }

@@ -132,7 +132,10 @@ export function createPipeline(deps: {
       merge: mergePrepared,
       size: (p) => p.events,
       maxGroupSize: deps.maxGroupEvents ?? 20_000,
-      maxInFlight: 2,
+      // One group at a time: what decodes meanwhile queues up and goes as the next, larger group
+      // (fewer, larger company transactions: measured ~6,000 events per apply call at full load
+      // instead of ~2,300 with two in flight, for the same throughput and less apply CPU).
+      maxInFlight: 1,
       async commit(group) {
         if (!hasWork(group)) return finish(group, undefined);
         const result = await asyncSink.applyBatch(group.changes, { deadLetters: group.deadLetters });
