@@ -1,6 +1,8 @@
 /** The process's one pino root logger; components take children (notes/style.md). */
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
-export function createLogger(level: string, name = 'ingest'): Logger {
-  return pino({ name, level, base: { pid: process.pid } });
+/** `destination`: stdout by default; tests pass a stream to read what was logged. */
+export function createLogger(level: string, name = 'ingest', destination?: DestinationStream): Logger {
+  const options = { name, level, base: { pid: process.pid } };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -129,22 +129,33 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const inFlight = new InFlightChunks();
   let committing: Promise<void> | undefined;
 
-  /** Commits what is applied; one commit request at a time, repeated while more became applied. */
+  /**
+   * Commits what is applied: one commit loop at a time, repeated while more became applied. The
+   * returned promise settles when the loop is done (stop() awaits it for the final commit).
+   */
   function commitApplied(consumer: Consumer): Promise<void> {
-    committing ??= (async () => {
+    if (committing) return committing;
+    const loop = (async () => {
+      // Settle strictly after `committing` is assigned, even when there is nothing to commit.
+      await null;
       try {
         for (let offsets = inFlight.commitable(); offsets.length > 0; offsets = inFlight.commitable()) {
           await consumer.commitOffsets([...offsets]);
           inFlight.committed(offsets);
         }
+        return true;
       } catch (error) {
         // Not lost: the next applied chunk (or the drain at stop) commits again; at worst a restart
         // replays applied records, which the version guards skip.
         logger.warn({ err: String(error) }, 'offset commit failed');
-      } finally {
-        committing = undefined;
+        return false;
       }
     })();
+    committing = loop.then((ok) => {
+      committing = undefined;
+      // Applied while the loop was finishing: commit it now rather than with the next chunk.
+      if (ok && inFlight.commitable().length > 0) return commitApplied(consumer);
+    });
     return committing;
   }
 
@@ -231,6 +242,8 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         consumer.pause(options.topics.map((topic) => ({ topic })));
         await Promise.race([inFlight.below(1), fatal]);
         await commitApplied(consumer);
+        // A chunk that committed while the last loop was finishing: one more round.
+        if (inFlight.commitable().length > 0) await commitApplied(consumer);
       } finally {
         clearInterval(poller);
         // disconnect() waits for the running eachBatch, commits resolved offsets, leaves the group.
