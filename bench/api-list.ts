@@ -15,7 +15,7 @@
  * bench/results/api-<date>.md and prints it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ import { ensurePgSites } from './api-peer-pg-data.ts';
 import { answersHealth, freePort, printedReady, type Server, startServer } from './api-processes.ts';
 import { renderReport } from './api-report.ts';
 import { walkToPage } from './api-walk.ts';
+import { readStackEnv } from './stack-env.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -57,20 +58,6 @@ if ((page - 1) * limit >= sites) throw new Error(`page ${page} of ${limit} is pa
 
 const repo = join(import.meta.dirname, '..');
 const log = (line: string) => process.stderr.write(`api-list: ${line}\n`);
-
-function stackEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  try {
-    for (const match of readFileSync(join(repo, '.stack', 'env'), 'utf8').matchAll(
-      /export (PDA_\w+)=(\S+)/g,
-    )) {
-      env[match[1]!] = match[2]!.replace(/^['"]|['"]$/g, '');
-    }
-  } catch {
-    // no stack: the PostgreSQL peer is skipped
-  }
-  return env;
-}
 
 log(`projection with ${sites} sites (built once, then cached under .data/bench/)`);
 const fixture = listFixture(join(repo, '.data', 'bench'), sites);
@@ -127,7 +114,7 @@ try {
   );
   rows.push(await measure(`api: list page ${page} at ${paced.rate} req/s`, walk.url, auth, paced));
 
-  const pgEnv = stackEnv();
+  const pgEnv = readStackEnv();
   if (args['no-pg'] || pgEnv.PDA_PG_HOST === undefined) {
     notes.push('PostgreSQL peer skipped (--no-pg or no .stack/env).');
   } else {

@@ -12,7 +12,7 @@
  *   3. peer: applying the same decoded changes with one transaction per event (a sample).
  * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,7 @@ import {
 } from '@pda/ingest';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
 import { Kafka, logLevel } from 'kafkajs';
+import { kafkaBrokers } from './stack-env.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -47,14 +48,6 @@ const { values: args } = parseArgs({
 const N = Number(args.events);
 const COMPANIES = Number(args.companies);
 const inlineSchema = !args.bare;
-
-function brokers(): string[] {
-  if (process.env.PDA_KAFKA_BROKERS) return process.env.PDA_KAFKA_BROKERS.split(',');
-  const env = readFileSync(join(import.meta.dirname, '..', '.stack', 'env'), 'utf8');
-  const m = /PDA_KAFKA_BROKERS=(\S+)/.exec(env);
-  if (!m?.[1]) throw new Error('no PDA_KAFKA_BROKERS: start the stack (bash ops/stack/stack.sh up)');
-  return m[1].split(',');
-}
 
 // Mix of tables like a field-service company's change stream; companies first (control file).
 const MIX: [SourceTable, number][] = [
@@ -97,7 +90,7 @@ async function main() {
   // Other processes on the machine skew every figure: the 1-minute load average is reported.
   const loadAtStart = loadavg()[0];
   const prefix = `bench${Date.now()}`;
-  const kafka = new Kafka({ clientId: 'bench', brokers: brokers(), logLevel: logLevel.ERROR });
+  const kafka = new Kafka({ clientId: 'bench', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
   const admin = kafka.admin();
   await admin.connect();
   const topics = ['companies', ...MIX.map(([t]) => t)].map((t) => `${prefix}.public.${t}`);
@@ -167,7 +160,7 @@ async function main() {
   const metrics = createMetrics();
   const worker = createWorker(
     parseConfig({
-      INGEST_KAFKA_BROKERS: brokers().join(','),
+      INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
       INGEST_GROUP_ID: `${prefix}-ingest`,
       INGEST_TOPIC_PREFIX: prefix,
       INGEST_DATA_DIR: dataDir,

@@ -1,7 +1,8 @@
 /**
  * `pnpm --filter @pda/ingest start`: parse the configuration once, build the worker, run it until
- * SIGTERM/SIGINT (drain the current chunk, commit, disconnect). A bad configuration prints ONE line
- * and exits 2; an unrecoverable failure exits 1 (the supervisor restarts the process).
+ * SIGTERM/SIGINT (wait for every chunk handed to the apply thread, commit, disconnect). A bad
+ * configuration prints ONE line and exits 2; an unrecoverable failure exits 1 (the supervisor
+ * restarts the process).
  */
 import { ConfigError, parseConfig } from './config.ts';
 import { createLogger } from './logger.ts';
