@@ -52,6 +52,15 @@ describe('in-flight chunks and committable offsets', () => {
     expect(f.commitable()).toEqual([]);
   });
 
+  it('a chunk delivered again behind the applied run does not move it back', () => {
+    const f = new InFlightChunks();
+    const b = must(f.add('t', 0, '10', '19', 10));
+    const again = must(f.add('t', 0, '0', '9', 10)); // redelivered after a rebalance
+    f.applied(b);
+    f.applied(again);
+    expect(f.commitable()).toEqual([{ topic: 't', partition: 0, offset: '20' }]);
+  });
+
   it('offsets beyond 2^53 stay exact', () => {
     const f = new InFlightChunks();
     f.applied(must(f.add('t', 0, '9007199254740993', '9007199254740999', 7)));

@@ -73,7 +73,9 @@ export class InFlightChunks {
     while (state.tickets[0]?.applied) {
       const done = state.tickets.shift() as Ticket;
       this.#events -= done.events;
-      state.appliedUpTo = BigInt(done.last) + 1n;
+      // A chunk delivered again (after a rebalance) may end below the run: never move it back.
+      const next = BigInt(done.last) + 1n;
+      if (state.appliedUpTo === undefined || next > state.appliedUpTo) state.appliedUpTo = next;
     }
     this.#wake();
   }
