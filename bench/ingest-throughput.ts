@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     chunk: { type: 'string' },
     'in-flight': { type: 'string' },
     'fetch-bytes': { type: 'string' },
+    'max-in-flight': { type: 'string' },
+    group: { type: 'string' },
     /** Write a CPU profile of the main thread during the ingest phase to this file. */
     profile: { type: 'string' },
   },
@@ -169,6 +171,8 @@ async function main() {
       ...(args.chunk ? { INGEST_MAX_BATCH_EVENTS: args.chunk } : {}),
       ...(args['in-flight'] ? { INGEST_PARTITIONS_IN_FLIGHT: args['in-flight'] } : {}),
       ...(args['fetch-bytes'] ? { INGEST_FETCH_MAX_BYTES: args['fetch-bytes'] } : {}),
+      ...(args['max-in-flight'] ? { INGEST_MAX_EVENTS_IN_FLIGHT: args['max-in-flight'] } : {}),
+      ...(args.group ? { INGEST_APPLY_GROUP_MAX_EVENTS: args.group } : {}),
     }),
     { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
   );
