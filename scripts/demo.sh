@@ -68,6 +68,20 @@ until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key
   done
   sleep 1
 done
+# The key answers as soon as control.sqlite has it; the examples below also need the rows: wait
+# until ingest reports it has caught up (/readyz: summed consumer lag within its bound).
+echo "== waiting until ingest has caught up with the topics (/readyz)"
+deadline=$((SECONDS + 600))
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin_port/readyz")" = 200 ]; do
+  if ((SECONDS >= deadline)); then
+    echo "demo: ingest did not catch up within 600 s; see $data_dir/ingest.log and http://127.0.0.1:$admin_port/metrics" >&2
+    exit 1
+  fi
+  for pid in "${pids[@]}"; do
+    kill -0 "$pid" 2>/dev/null || { echo "demo: a process exited; see $data_dir/*.log" >&2; exit 1; }
+  done
+  sleep 1
+done
 
 cat <<EOT
 
