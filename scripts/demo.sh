@@ -55,33 +55,31 @@ API_DATA_DIR="$data_dir" API_PORT="$api_port" API_HOST=127.0.0.1 \
   pnpm --silent --filter @pda/api start >"$data_dir/api.log" 2>&1 &
 pids+=($!)
 
-echo "== waiting until the demo key and the data are projected"
-deadline=$((SECONDS + 180))
-until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" \
-  "http://127.0.0.1:$api_port/v1/me")" = 200 ]; do
-  if ((SECONDS >= deadline)); then
-    echo "demo: the api did not answer /v1/me with the demo key within 180 s; see $data_dir/*.log" >&2
-    exit 1
-  fi
-  for pid in "${pids[@]}"; do
-    kill -0 "$pid" 2>/dev/null || { echo "demo: a process exited; see $data_dir/*.log" >&2; exit 1; }
+# Polls until `curl ARGS...` answers 200; gives up after TIMEOUT seconds or when ingest or api exits.
+wait_for_200() {
+  local timeout="$1" failure="$2"
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' "$@")" = 200 ]; do
+    if ((SECONDS >= deadline)); then
+      echo "demo: $failure" >&2
+      exit 1
+    fi
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null || { echo "demo: a process exited; see $data_dir/*.log" >&2; exit 1; }
+    done
+    sleep 1
   done
-  sleep 1
-done
+}
+
+echo "== waiting until the demo key and the data are projected"
+wait_for_200 180 "the api did not answer /v1/me with the demo key within 180 s; see $data_dir/*.log" \
+  -H "Authorization: Bearer $key" "http://127.0.0.1:$api_port/v1/me"
 # The key answers as soon as control.sqlite has it; the examples below also need the rows: wait
 # until ingest reports it has caught up (/readyz: summed consumer lag within its bound).
 echo "== waiting until ingest has caught up with the topics (/readyz)"
-deadline=$((SECONDS + 600))
-until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin_port/readyz")" = 200 ]; do
-  if ((SECONDS >= deadline)); then
-    echo "demo: ingest did not catch up within 600 s; see $data_dir/ingest.log and http://127.0.0.1:$admin_port/metrics" >&2
-    exit 1
-  fi
-  for pid in "${pids[@]}"; do
-    kill -0 "$pid" 2>/dev/null || { echo "demo: a process exited; see $data_dir/*.log" >&2; exit 1; }
-  done
-  sleep 1
-done
+wait_for_200 600 "ingest did not catch up within 600 s; see $data_dir/ingest.log and http://127.0.0.1:$admin_port/metrics" \
+  "http://127.0.0.1:$admin_port/readyz"
 
 cat <<EOT
 

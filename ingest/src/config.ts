@@ -41,8 +41,8 @@ export const ConfigSchema = z.object({
   /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */
   INGEST_APPLY_THREAD: bool.default(true),
   /**
-   * Decoded, not yet committed events per partition (only with the apply thread; else one chunk):
-   * chunks go to the apply side without waiting for the previous ones, up to this bound.
+   * Events handed to the apply side and not yet committed, over all partitions (only with the
+   * apply thread; else one chunk): chunks go without waiting for the previous ones, up to this bound.
    */
   INGEST_MAX_EVENTS_IN_FLIGHT: int(1, 10_000_000).default(20_000),
   /** Upper bound of events merged into one apply call (one transaction per company per call). */
