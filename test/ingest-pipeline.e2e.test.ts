@@ -250,6 +250,28 @@ async function waitUntilCaughtUp(dataDir: string, company: string, timeoutMs = 1
   );
 }
 
+/** Waits until every row and column of the company's projection equals PostgreSQL, then asserts it. */
+async function expectProjectionSettlesOnPostgres(
+  what: string,
+  dataDir: string,
+  company: string,
+  options: { timeoutMs: number; intervalMs: number },
+): Promise<number> {
+  await waitFor(
+    what,
+    async () => {
+      try {
+        await expectProjectionEqualsPostgres(dataDir, company);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    options,
+  );
+  return expectProjectionEqualsPostgres(dataDir, company);
+}
+
 describe('ingest worker on the real stack', () => {
   let worker: Worker;
   let running: Promise<void>;
@@ -296,19 +318,10 @@ describe('ingest worker on the real stack', () => {
       { timeoutMs: 60_000, intervalMs: 300 },
     );
     // The last statement's effect is visible; give the earlier ones' events the same chance.
-    await waitFor(
-      'projection equal to PostgreSQL',
-      async () => {
-        try {
-          await expectProjectionEqualsPostgres(dataDir, company);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { timeoutMs: 30_000, intervalMs: 500 },
-    );
-    await expectProjectionEqualsPostgres(dataDir, company);
+    await expectProjectionSettlesOnPostgres('projection equal to PostgreSQL', dataDir, company, {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
     await waitUntilCaughtUp(dataDir, other);
     await expectProjectionEqualsPostgres(dataDir, other);
   });
@@ -367,20 +380,14 @@ describe('kill -9 in the middle of a large batch', () => {
     await updateAndDelete(company); // changes while ingest is down
     const second = startChild();
     await waitUntilCaughtUp(dataDir, company);
-    await waitFor(
+    const rows = await expectProjectionSettlesOnPostgres(
       'projection equal to PostgreSQL after restart',
-      async () => {
-        try {
-          await expectProjectionEqualsPostgres(dataDir, company);
-          return true;
-        } catch {
-          return false;
-        }
-      },
+      dataDir,
+      company,
       { timeoutMs: 60_000, intervalMs: 1000 },
     );
     // 20,000 sites minus the ~1,100 deleted by updateAndDelete, plus the other tables.
-    expect(await expectProjectionEqualsPostgres(dataDir, company)).toBeGreaterThan(18_000);
+    expect(rows).toBeGreaterThan(18_000);
     second.kill('SIGTERM');
     await new Promise((resolve) => second.once('exit', resolve));
     expect(second.exitCode).toBe(0);

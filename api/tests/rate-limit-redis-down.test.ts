@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { WindowCounter } from '../src/rate-limit/window-counter.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
+import { freePort } from './support/free-port.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
@@ -16,21 +16,11 @@ const MAX = 3;
 let f: Fixture;
 let app: FastifyInstance;
 
-/** A port nobody listens on: bind an ephemeral one, then release it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 beforeAll(async () => {
   f = createFixture();
   app = await testApp(f.dataDir, {
     env: {
-      API_REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      API_REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
       API_RATE_LIMIT_MAX: String(MAX),
       API_RATE_LIMIT_WINDOW_MS: '60000',
     },

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createFixture, type Fixture } from './support/fixture.ts';
+import { freePort } from './support/free-port.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
@@ -22,15 +22,6 @@ let redisDir: string;
 let redisPort: number;
 let redisProcess: ChildProcess | undefined;
 let apps: FastifyInstance[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function startRedis(): Promise<void> {
   const child = spawn(

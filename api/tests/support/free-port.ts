@@ -1,0 +1,11 @@
+import { createServer } from 'node:net';
+
+/** A TCP port nobody listens on right now: bind an ephemeral one, then release it. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
