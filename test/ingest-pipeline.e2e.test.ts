@@ -11,7 +11,7 @@ import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } f
 import { companyPath, openCompanyReader, openControlReader, TENANT_TABLES } from '@pda/projections';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
+import { inTransaction, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
 
 type Row = Record<string, unknown>;
 
@@ -138,66 +138,52 @@ async function createCompany(sites: number): Promise<string> {
   const company = randomUUID();
   const category = randomUUID();
   const key = randomUUID();
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(
-      "INSERT INTO companies (id, name, currency) VALUES ($1, 'Ingest e2e Snow & Ice', 'CAD')",
-      [company],
-    );
-    await client.query(
+  await inTransaction(pool, [
+    ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Ingest e2e Snow & Ice', 'CAD')", [company]],
+    [
       `INSERT INTO api_keys (id, name, last_four, key_sha256, scopes, expires_at)
        VALUES ($1::uuid, 'e2e', '9f3a', encode(digest($2::text, 'sha256'), 'hex'), '{sites:read,services:read}',
                '2031-06-30 23:59:59.5+02')`,
       [key, `svc_pk_e2e_${key}`],
-    );
-    await client.query('INSERT INTO api_key_companies (api_key_id, company_id) VALUES ($1, $2)', [
-      key,
-      company,
-    ]);
-    await client.query(
+    ],
+    ['INSERT INTO api_key_companies (api_key_id, company_id) VALUES ($1, $2)', [key, company]],
+    [
       `INSERT INTO sites (company_id, name, notes, area, latitude, longitude, geocoded_at, created_at)
        SELECT $1, 'Lot ' || g, repeat('n', (g % 3) * 4000), (g * 1234.56) % 99999999.99, -45.123456 + g * 0.000001,
               -73.985656, '2026-01-31 12:00:00.123456+05:00'::timestamptz + g * interval '1 second',
               '2025-12-31 23:59:59.999999+00'::timestamptz
        FROM generate_series(1, $2::int) AS g`,
       [company, sites],
-    );
-    await client.query(
+    ],
+    [
       `INSERT INTO site_contacts (company_id, site_id, name, email)
        SELECT company_id, id, 'Contact ' || name, 'ops@example.com' FROM sites WHERE company_id = $1 LIMIT 50`,
       [company],
-    );
-    await client.query(
+    ],
+    [
       `INSERT INTO services (company_id, name, client_charge_type, client_rate_amount, client_rate_currency,
                              subcontractor_charge_type, subcontractor_rate_amount, subcontractor_rate_currency)
        SELECT $1, 'Plowing ' || g, 'hourly', 9999999999.99 - g, 'CAD', 'per_push', -0.01 * g, 'CAD'
        FROM generate_series(1, 20) AS g`,
       [company],
-    );
-    await client.query(
+    ],
+    [
       `INSERT INTO equipment_categories (id, company_id, name, group_name, default_client_rate_amount,
          default_client_rate_currency, default_subcontractor_rate_amount, default_subcontractor_rate_currency)
        VALUES ($1, $2, 'Loaders', 'loaders', 185.50, 'CAD', 0.05, 'CAD')`,
       [category, company],
-    );
-    await client.query(
+    ],
+    [
       `INSERT INTO equipment (company_id, category_id, name) SELECT $1, $2, 'Loader ' || g FROM generate_series(1, 10) g`,
       [company, category],
-    );
-    await client.query(
+    ],
+    [
       `INSERT INTO consumables (company_id, name, group_name, default_client_rate_amount, default_client_rate_currency,
          default_subcontractor_rate_amount, default_subcontractor_rate_currency)
        VALUES ($1, 'Rock salt', 'de_icing', 120.00, 'CAD', 95.10, 'CAD'), ($1, 'Brine', 'de_icing', 0.35, 'CAD', 0.2, 'CAD')`,
       [company],
-    );
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
+    ],
+  ]);
   return company;
 }
 

@@ -4,6 +4,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SOURCE_TABLES } from '@pda/projections';
 import type pg from 'pg';
+import { inTransaction } from './stack-env.ts';
 
 /** Every captured source table, in the order the scenario writes them (the one list, from projections). */
 export const capturedTables = SOURCE_TABLES;
@@ -183,17 +184,3 @@ export const expectedSnapshotCounts: Record<string, number> = Object.fromEntries
 );
 
 export const scenarioKeyIds = (ids: ScenarioIds): Set<string> => new Set(Object.values(ids));
-
-async function inTransaction(pool: pg.Pool, statements: Array<[string, unknown[]]>): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    for (const [sql, params] of statements) await client.query(sql, params);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
-}

@@ -73,6 +73,21 @@ export function pgPool(env = stackEnv()): pg.Pool {
   return new pg.Pool({ ...env.pg, max: 4 });
 }
 
+/** Runs the statements in one transaction (rolled back if any fails). */
+export async function inTransaction(pool: pg.Pool, statements: Array<[string, unknown[]]>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const [sql, params] of statements) await client.query(sql, params);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 export function kafkaClient(clientId: string, env = stackEnv()): Kafka {
   return new Kafka({ clientId, brokers: env.kafkaBrokers, logLevel: logLevel.WARN });
 }
