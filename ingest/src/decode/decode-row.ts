@@ -22,7 +22,7 @@ function isUnavailable(value: unknown): boolean {
  * The inline Connect type wins; the .avsc fills what JSON alone cannot say: the scale of a
  * schema-less precise decimal, and that a plain string column is a string-mode decimal.
  */
-function resolveType(inline: ColumnType | undefined, avsc: ColumnType | undefined): ColumnType {
+export function resolveType(inline: ColumnType | undefined, avsc: ColumnType | undefined): ColumnType {
   if (!inline) return avsc ?? PLAIN;
   if (avsc?.kind === 'decimal') {
     if (inline.kind === 'plain') return { kind: 'decimal', encoding: 'string', scale: avsc.scale };
@@ -33,35 +33,46 @@ function resolveType(inline: ColumnType | undefined, avsc: ColumnType | undefine
   return inline;
 }
 
+/** Column name → resolved type, for every column either source names (others are PLAIN). */
+export function resolveTypes(
+  inline: ReadonlyMap<string, ColumnType> | undefined,
+  avsc: ReadonlyMap<string, ColumnType> | undefined,
+): Map<string, ColumnType> {
+  const resolved = new Map<string, ColumnType>();
+  for (const column of new Set([...(inline?.keys() ?? []), ...(avsc?.keys() ?? [])])) {
+    resolved.set(column, resolveType(inline?.get(column), avsc?.get(column)));
+  }
+  return resolved;
+}
+
 export interface DecodedRow {
   readonly row: Row;
   readonly unavailable: readonly string[];
 }
 
+const NONE: readonly string[] = [];
+
+/** `types`: from resolveTypes (cached per schema by SchemaCache); undefined = every column PLAIN. */
 export function decodeRow(
   raw: Record<string, unknown>,
-  inlineTypes: ReadonlyMap<string, ColumnType> | undefined,
-  avscTypes: ReadonlyMap<string, ColumnType> | undefined,
+  types: ReadonlyMap<string, ColumnType> | undefined,
   options: ValueOptions,
 ): DecodedRow {
   const row: Record<string, ColumnValue> = {};
-  const unavailable: string[] = [];
-  for (const column of Object.keys(raw)) {
+  let unavailable: string[] | undefined;
+  for (const column in raw) {
     const value = raw[column];
     if (isUnavailable(value)) {
+      unavailable ??= [];
       unavailable.push(column);
       continue;
     }
     try {
-      row[column] = decodeValue(
-        value,
-        resolveType(inlineTypes?.get(column), avscTypes?.get(column)),
-        options,
-      );
+      row[column] = decodeValue(value, types?.get(column) ?? PLAIN, options);
     } catch (error) {
       if (error instanceof DecodeError) throw new DecodeError(`column '${column}': ${error.message}`);
       throw error;
     }
   }
-  return { row, unavailable };
+  return { row, unavailable: unavailable ?? NONE };
 }

@@ -48,17 +48,24 @@ function position(source: Record<string, unknown>, op: string, tsMs: number | un
   return { lsn, tsMs: ts };
 }
 
+/** A data topic's table and its schema-cache slots, worked out once per topic name. */
+interface DataTopic {
+  readonly table: SourceTable;
+  readonly keySlot: string;
+  readonly valueSlot: string;
+}
+
 function decodeChange(
   cache: SchemaCache,
   origin: MessageOrigin,
-  table: SourceTable,
+  topic: DataTopic,
   keyText: Uint8Array | string | null,
   valueText: Uint8Array | string,
   exact: boolean,
   options: DecoderOptions,
 ): DecodeResult {
-  const topic = origin.topic;
-  const value = parse(cache, `${topic}\u0000value`, valueText, exact, 'value');
+  const { table } = topic;
+  const value = parse(cache, topic.valueSlot, valueText, exact, 'value');
   const envelope = readEnvelope(value.payload, value.schema);
   const avsc = options.avscTypes(table);
   // Without an inline schema, JSON alone cannot tell a precise decimal (base64) or a timestamp
@@ -71,11 +78,10 @@ function decodeChange(
   if (!ROW_OPS.has(envelope.op)) fail(`unknown op '${envelope.op.slice(0, 16)}'`);
 
   if (keyText === null) fail(`op '${envelope.op}' without a message key`);
-  const key = parse(cache, `${topic}\u0000key`, keyText, exact, 'key');
+  const key = parse(cache, topic.keySlot, keyText, exact, 'key');
   const keyRow: Row = decodeRow(
     asObject(key.payload, 'key'),
-    key.schema ? cache.columnTypes(key.schema) : undefined,
-    avsc,
+    cache.resolvedTypes(key.schema, avsc),
     options,
   ).row;
   if (Object.keys(keyRow).length === 0) fail('message key has no columns');
@@ -83,21 +89,39 @@ function decodeChange(
   if (envelope.op === 'd')
     return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos, origin } };
   if (!envelope.after) fail(`op '${envelope.op}' without 'after'`);
-  const inline = envelope.rowSchema ? cache.columnTypes(envelope.rowSchema) : undefined;
-  const { row, unavailable } = decodeRow(envelope.after, inline, avsc, options);
+  const { row, unavailable } = decodeRow(
+    envelope.after,
+    cache.resolvedTypes(envelope.rowSchema, avsc),
+    options,
+  );
   const op = envelope.op as 'c' | 'u' | 'r';
   const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos, origin };
   return { type: 'change', change };
 }
 
+type Routed = DataTopic | { readonly ignored: 'heartbeat' | 'transaction' | 'uncaptured-table' };
+
 export function createDecoder(options: DecoderOptions): Decoder {
   const cache = new SchemaCache();
+  // A consumer sees a handful of topic names; classifying each record's name again would build
+  // the same strings per record.
+  const topics = new Map<string, Routed>();
+  const route = (name: string): Routed => {
+    let routed = topics.get(name);
+    if (!routed) {
+      const kind = classifyTopic(name, options.topicPrefix);
+      routed =
+        kind.kind === 'table'
+          ? { table: kind.table, keySlot: `${name}\u0000key`, valueSlot: `${name}\u0000value` }
+          : { ignored: kind.kind === 'uncaptured' ? 'uncaptured-table' : kind.kind };
+      if (topics.size < 10_000) topics.set(name, routed);
+    }
+    return routed;
+  };
   return (record) => {
     try {
-      const topic = classifyTopic(record.topic, options.topicPrefix);
-      if (topic.kind === 'heartbeat') return { type: 'ignored', reason: 'heartbeat' };
-      if (topic.kind === 'transaction') return { type: 'ignored', reason: 'transaction' };
-      if (topic.kind === 'uncaptured') return { type: 'ignored', reason: 'uncaptured-table' };
+      const topic = route(record.topic);
+      if ('ignored' in topic) return { type: 'ignored', reason: topic.ignored };
       if (record.value === null) return { type: 'ignored', reason: 'tombstone' };
       const valueText = record.value;
       if (valueText.length === 0) fail('empty value (neither an event nor a tombstone)');
@@ -105,10 +129,10 @@ export function createDecoder(options: DecoderOptions): Decoder {
       // Dead letters and refusals name the message a change came from.
       const origin = { topic: record.topic, partition: record.partition, offset: record.offset };
       try {
-        return decodeChange(cache, origin, topic.table, keyText, valueText, false, options);
+        return decodeChange(cache, origin, topic, keyText, valueText, false, options);
       } catch (error) {
         if (!(error instanceof UnsafeIntegerError)) throw error;
-        return decodeChange(cache, origin, topic.table, keyText, valueText, true, options);
+        return decodeChange(cache, origin, topic, keyText, valueText, true, options);
       }
     } catch (error) {
       if (error instanceof DecodeError) return { type: 'dead-letter', reason: error.message };

@@ -8,6 +8,7 @@
  * schema object (WeakMap).
  */
 import { type ColumnType, type ConnectSchema, columnTypesFromConnectStruct } from './column-type.ts';
+import { resolveTypes } from './decode-row.ts';
 import { type Unwrapped, unwrap } from './envelope.ts';
 import { fail } from './errors.ts';
 
@@ -36,6 +37,11 @@ function startsWithBytes(bytes: Uint8Array, prefix: Buffer): boolean {
 export class SchemaCache {
   readonly #entries = new Map<string, Entry>();
   readonly #types = new WeakMap<ConnectSchema, Map<string, ColumnType>>();
+  /** Resolved types per inline schema (or per .avsc alone for bare payloads), then per .avsc. */
+  readonly #resolved = new WeakMap<
+    object,
+    Map<ReadonlyMap<string, ColumnType> | null, Map<string, ColumnType>>
+  >();
 
   parse(
     slot: string,
@@ -67,6 +73,29 @@ export class SchemaCache {
       }
     }
     return unwrapped;
+  }
+
+  /**
+   * Column types of a row from its inline struct schema and the table's .avsc types, merged once
+   * per (schema, .avsc) pair (resolveTypes); undefined when there is neither.
+   */
+  resolvedTypes(
+    struct: ConnectSchema | undefined,
+    avsc: ReadonlyMap<string, ColumnType> | undefined,
+  ): ReadonlyMap<string, ColumnType> | undefined {
+    const owner: object | undefined = struct ?? avsc;
+    if (!owner) return undefined;
+    let byAvsc = this.#resolved.get(owner);
+    if (!byAvsc) {
+      byAvsc = new Map();
+      this.#resolved.set(owner, byAvsc);
+    }
+    let types = byAvsc.get(avsc ?? null);
+    if (!types) {
+      types = resolveTypes(struct ? this.columnTypes(struct) : undefined, avsc);
+      byAvsc.set(avsc ?? null, types);
+    }
+    return types;
   }
 
   columnTypes(struct: ConnectSchema): Map<string, ColumnType> {
