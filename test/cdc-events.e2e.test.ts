@@ -21,6 +21,7 @@ import {
 import {
   type CapturedEvent,
   collectEvents,
+  endOffsets,
   keyId,
   opOf,
   payloadOf,
@@ -88,6 +89,8 @@ describe('Debezium events from the real stack', () => {
     ids = newScenarioIds();
     const ours = scenarioKeyIds(ids);
     const isOurs = (e: CapturedEvent) => ours.has(keyId(e) ?? '');
+    const sharedTopics = capturedTables.map((t) => `${env.topicPrefix}.public.${t}`);
+    const streamStart = await endOffsets(kafka, sharedTopics);
     await insertRows(pool, ids, largeNotes());
 
     // Rows that exist before a connector starts arrive as snapshot reads. A private topic prefix
@@ -114,7 +117,8 @@ describe('Debezium events from the real stack', () => {
     await updateRows(pool, ids);
     await deleteRows(pool, ids);
     stream = await collectEvents(kafka, {
-      topics: capturedTables.map((t) => `${env.topicPrefix}.public.${t}`),
+      topics: sharedTopics,
+      from: streamStart,
       match: isOurs,
       until: (events) => reached(events, expectedStreamCounts),
     });

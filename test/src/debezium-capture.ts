@@ -21,16 +21,45 @@ export interface CollectOptions {
   /** Stop once the kept records satisfy this. */
   until: (events: CapturedEvent[]) => boolean;
   timeoutMs?: number;
+  /**
+   * Where to start: offsets taken with `endOffsets` before the test wrote its rows, so a long-lived
+   * stack's history (millions of benchmark events) is not read again. Default: the beginning.
+   */
+  from?: TopicOffsets;
+}
+
+/** Per topic, the offset of each partition to start reading at. */
+export type TopicOffsets = ReadonlyMap<string, readonly { partition: number; offset: string }[]>;
+
+/** The current end of each topic's partitions (creating missing topics first, like collectEvents). */
+export async function endOffsets(kafka: Kafka, topics: string[]): Promise<TopicOffsets> {
+  await ensureTopics(kafka, topics);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = new Map<string, { partition: number; offset: string }[]>();
+    for (const topic of topics) {
+      const partitions = await admin.fetchTopicOffsets(topic);
+      offsets.set(
+        topic,
+        partitions.map((p) => ({ partition: p.partition, offset: p.high })),
+      );
+    }
+    return offsets;
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /**
- * Consumes `topics` from the beginning under a throwaway consumer group until `until` holds.
+ * Consumes `topics` from the beginning (or `from`) under a throwaway consumer group until `until` holds.
  * Missing topics are created first (broker defaults, as Connect's topic.creation would), so a test
  * may start collecting before Debezium has written the first event of a table.
  */
 export async function collectEvents(kafka: Kafka, options: CollectOptions): Promise<CapturedEvent[]> {
   await ensureTopics(kafka, options.topics);
   const groupId = `pda-test-${randomUUID()}`;
+  if (options.from) await startGroupAt(kafka, groupId, options.from);
   const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 250 });
   const kept: CapturedEvent[] = [];
   let done = false;
@@ -81,6 +110,18 @@ export async function collectEvents(kafka: Kafka, options: CollectOptions): Prom
     const admin = kafka.admin();
     await admin.connect();
     await admin.deleteGroups([groupId]).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+/** A new group's committed offsets: where its first consumer starts (instead of fromBeginning). */
+async function startGroupAt(kafka: Kafka, groupId: string, from: TopicOffsets): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const [topic, partitions] of from)
+      await admin.setOffsets({ groupId, topic, partitions: [...partitions] });
+  } finally {
     await admin.disconnect();
   }
 }
