@@ -11,6 +11,15 @@ import type { AsyncApplySink } from './sink.ts';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
 import { toWire } from './wire.ts';
 
+/**
+ * V8's young generation of the apply thread: 64 MiB semi-spaces (young = 3 x semi-space), as
+ * `--max-semi-space-size=64` gives the main thread in ingest's start script. A group's deserialized
+ * changes live through the whole apply call; with the default 16 MiB semi-spaces scavenges copied
+ * them again and again, then promoted them. Both together: steady ~29,000 -> ~33,000 events/s,
+ * peak RSS ~0.8 -> ~1 GB (bench/results/ingest-2026-11-22.md).
+ */
+const APPLY_THREAD_YOUNG_GENERATION_MB = 192;
+
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 interface Pending {
@@ -30,7 +39,10 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
 
   function thread(): Worker {
     if (worker) return worker;
-    const w = new Worker(new URL('./apply-thread-bootstrap.mjs', import.meta.url), { workerData: options });
+    const w = new Worker(new URL('./apply-thread-bootstrap.mjs', import.meta.url), {
+      workerData: options,
+      resourceLimits: { maxYoungGenerationSizeMb: APPLY_THREAD_YOUNG_GENERATION_MB },
+    });
     w.on('message', (response: ThreadResponse) => {
       const p = pending.get(response.id);
       pending.delete(response.id);
