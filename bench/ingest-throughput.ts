@@ -1,15 +1,22 @@
 /**
  * Ingest throughput benchmark (NOT a test; DESIGN.md §8 target: ≥ 50,000 events/s applied on 2 cores).
  *
- *   pnpm --filter @pda/bench exec tsx ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
+ *   pnpm --filter @pda/bench exec tsx --max-semi-space-size=64 ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
  *
  * Fills fresh topics `<bench prefix>.public.<table>` of the running stack's Kafka (.stack/env) with
  * N real-shaped Debezium events (JsonConverter with inline schemas as the shipped connector writes
  * them, unless --bare; precise decimals; creates then updates over 300 companies), then measures in
  * the same run:
  *   1. peer: bare kafkajs consume rate (no decode, no apply);
- *   2. the ingest worker (kafkajs → decode → ProjectionStore.applyBatch → commit), from a new group;
- *   3. peer: applying the same decoded changes with one transaction per event (a sample).
+ *   2. peer: kafkajs consume + decode, one thread (what ingest's main thread does, without handing
+ *      the changes to the apply thread);
+ *   3. the ingest worker (kafkajs → decode → ProjectionStore.applyBatch → commit), from a new group:
+ *      end to end (start-up included) and steady (from the first applied chunk on);
+ *   4. peer: ProjectionStore.applyBatch alone on the same decoded changes, one thread, in groups
+ *      of the size the worker's apply calls averaged (what the apply thread does);
+ *   5. peer: applying the same decoded changes with one transaction per event (a sample).
+ * Peers 2 and 4 show each thread's ceiling: the worker cannot beat 1 / (1/decode + 1/apply) per
+ * core-pair unless the two threads overlap perfectly on two otherwise idle cores.
  * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +35,7 @@ import {
   uuidFor,
 } from '@pda/ingest';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { kafkaBrokers } from './stack-env.ts';
 
 const { values: args } = parseArgs({
@@ -133,29 +140,18 @@ async function main() {
   await producer.disconnect();
   const fillSeconds = (performance.now() - fillStart) / 1000;
 
-  // ---- peer 1: bare kafkajs consume ----
-  const bare = await (async () => {
-    const consumer = kafka.consumer({
-      groupId: `${prefix}-bare`,
-      maxBytes: 64 * 2 ** 20,
-      maxBytesPerPartition: 64 * 2 ** 20,
-    });
-    await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: true });
-    let seen = 0;
-    const start = performance.now();
-    await new Promise<void>((resolve) => {
-      consumer.run({
-        eachBatch: async ({ batch }) => {
-          seen += batch.messages.length;
-          if (seen >= N) resolve();
-        },
-      });
-    });
-    const seconds = (performance.now() - start) / 1000;
-    await consumer.disconnect();
-    return { events: seen, seconds: round(seconds), eventsPerSecond: Math.round(seen / seconds) };
-  })();
+  // ---- peer 1: bare kafkajs consume; peer 2: consume + decode (one thread) ----
+  const decoder = createDecoder({
+    topicPrefix: prefix,
+    bareDecimalMode: 'precise',
+    avscTypes: await loadAvscTypes(),
+  });
+  const bare = await consumeAll(kafka, `${prefix}-bare`, topics, () => {});
+  let decodeFailures = 0;
+  const decodeOnly = await consumeAll(kafka, `${prefix}-decode`, topics, (topic, partition, m) => {
+    const r = decoder({ topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null });
+    if (r.type !== 'change') decodeFailures++;
+  });
 
   // ---- the ingest worker: consume + decode + apply + commit ----
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
@@ -184,11 +180,15 @@ async function main() {
     return values.reduce((sum, v) => sum + v.value, 0);
   };
   let handled = await done();
+  // Steady rate: from the first applied chunk on (start-up = apply thread, group join, first fetch).
+  let firstApplied: { at: number; handled: number } | undefined;
   while (handled < N) {
     await new Promise((r) => setTimeout(r, 25));
     handled = await done();
+    if (!firstApplied && handled > 0) firstApplied = { at: performance.now(), handled };
   }
-  const applySeconds = (performance.now() - applyStart) / 1000;
+  const applyEnd = performance.now();
+  const applySeconds = (applyEnd - applyStart) / 1000;
   if (profiler && args.profile) await profiler.stop(args.profile);
   const outcomes = (await metrics.events.get()).values;
   const count = (outcome: string) =>
@@ -201,13 +201,12 @@ async function main() {
   worker.stop();
   await running;
 
-  // ---- peer 3: one transaction per event (sample) ----
+  // ---- peer 4: apply alone, one thread, in groups of the worker's average apply call ----
+  const groupSize = applyCalls > 0 ? Math.round(handled / applyCalls) : 2000;
+  const applyOnly = applyAlone(prefix, groupSize, decoder);
+
+  // ---- peer 5: one transaction per event (sample) ----
   const sample = Math.min(Number(args['per-event-sample']), N);
-  const decoder = createDecoder({
-    topicPrefix: prefix,
-    bareDecimalMode: 'precise',
-    avscTypes: () => undefined,
-  });
   const changes: Change[] = [];
   let k = 0;
   for (const e of events(prefix)) {
@@ -235,6 +234,8 @@ async function main() {
       cores: cpus().length,
       memoryGb: Math.round(totalmem() / 2 ** 30),
       node: process.version,
+      // ingest's start script runs with --max-semi-space-size=64; run the benchmark with it too.
+      v8Flags: process.execArgv.filter((a) => a.startsWith('--max-')),
       loadAverage1m: { start: round(loadAtStart ?? 0), end: round(loadavg()[0] ?? 0) },
     },
     inputs: {
@@ -252,6 +253,10 @@ async function main() {
       deadLettered,
       seconds: round(applySeconds),
       eventsPerSecond: Math.round(handled / applySeconds),
+      startupSeconds: firstApplied ? round((firstApplied.at - applyStart) / 1000) : null,
+      steadyEventsPerSecond: firstApplied
+        ? Math.round((handled - firstApplied.handled) / ((applyEnd - firstApplied.at) / 1000))
+        : null,
       target: 50_000,
       peakRssMb: Math.round(rssPeak.mb),
       applyCalls,
@@ -259,6 +264,8 @@ async function main() {
     },
     peers: {
       bareKafkajsConsume: bare,
+      consumeAndDecodeOneThread: { ...decodeOnly, notDecoded: decodeFailures },
+      applyAloneOneThread: applyOnly,
       oneTransactionPerEvent: {
         events: changes.length,
         seconds: round(perEventSeconds),
@@ -267,6 +274,62 @@ async function main() {
     },
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+type OnMessage = (topic: string, partition: number, message: KafkaMessage) => void;
+
+/** Reads every event of the topics once with a new group; `onMessage` is the work per event. */
+async function consumeAll(kafka: Kafka, groupId: string, topics: string[], onMessage: OnMessage) {
+  const consumer = kafka.consumer({ groupId, maxBytes: 64 * 2 ** 20, maxBytesPerPartition: 64 * 2 ** 20 });
+  await consumer.connect();
+  await consumer.subscribe({ topics, fromBeginning: true });
+  let seen = 0;
+  const start = performance.now();
+  await new Promise<void>((resolve) => {
+    consumer.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) onMessage(batch.topic, batch.partition, m);
+        seen += batch.messages.length;
+        if (seen >= N) resolve();
+      },
+    });
+  });
+  const seconds = (performance.now() - start) / 1000;
+  await consumer.disconnect();
+  return { events: seen, seconds: round(seconds), eventsPerSecond: Math.round(seen / seconds) };
+}
+
+/**
+ * ProjectionStore.applyBatch on the benchmark's events, decoded group by group (only the apply
+ * calls are timed), into a fresh data directory: the apply thread's work without the thread.
+ */
+function applyAlone(prefix: string, groupSize: number, decoder: ReturnType<typeof createDecoder>) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-apply-alone-'));
+  const store = ProjectionStore.open({ dataDir: dir });
+  let applyMs = 0;
+  let applied = 0;
+  let group: Change[] = [];
+  let offset = 0;
+  const flush = () => {
+    const start = performance.now();
+    applied += store.applyBatch(group).applied;
+    applyMs += performance.now() - start;
+    group = [];
+  };
+  for (const e of events(prefix)) {
+    const r = decoder({ topic: e.topic, partition: 0, offset: String(offset++), key: e.key, value: e.value });
+    if (r.type === 'change') group.push(r.change);
+    if (group.length >= groupSize) flush();
+  }
+  if (group.length > 0) flush();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    events: applied,
+    groupSize,
+    seconds: round(applyMs / 1000),
+    eventsPerSecond: Math.round(applied / (applyMs / 1000)),
+  };
 }
 
 /** The main thread's profile of one phase (run the script under `node --cpu-prof` for the apply thread). */
