@@ -29,7 +29,8 @@ export interface TableSpec {
 export const SRC_LSN = '_src_lsn';
 export const CHANGED_US = '_changed_us';
 
-const cache = new Map<string, TableSpec>();
+/** Per kind, per table: looked up for every planned row, so no key string is built per call. */
+const cache = new Map<ProjectionKind, Map<string, TableSpec>>();
 const schemas = new Map<ProjectionKind, Database.Database>();
 
 interface TableInfoRow {
@@ -41,8 +42,12 @@ interface TableInfoRow {
 
 /** All files of a kind share the schema of the code's version, so one read per table suffices. */
 export function tableSpec(kind: ProjectionKind, table: string): TableSpec {
-  const cacheKey = `${kind}:${table}`;
-  const cached = cache.get(cacheKey);
+  let specs = cache.get(kind);
+  if (!specs) {
+    specs = new Map();
+    cache.set(kind, specs);
+  }
+  const cached = specs.get(table);
   if (cached) return cached;
   const info = schemaDb(kind)
     .prepare(`PRAGMA table_info(${quoteName(table)})`)
@@ -59,7 +64,7 @@ export function tableSpec(kind: ProjectionKind, table: string): TableSpec {
       .map((c) => ({ name: c.name, type: columnType(c.type), notNull: c.notnull === 1 || c.pk > 0 })),
     hasChangeTime: info.some((c) => c.name === CHANGED_US),
   };
-  cache.set(cacheKey, spec);
+  specs.set(table, spec);
   return spec;
 }
 
