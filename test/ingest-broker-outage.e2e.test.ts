@@ -1,0 +1,220 @@
+// The broker goes away under a running ingest process and comes back: the same process reconnects
+// by itself (kafkajs retry with backoff, issue #3 "backoff and reconnect when the broker goes
+// away"), stays alive meanwhile, and every event written before and after the outage ends up in the
+// projection, with the group's offsets at the end of the topics.
+//
+// The broker is killed with SIGKILL (no clean shutdown) and restarted with `stack.sh up`, which also
+// checks that Kafka Connect and the Debezium connector run again for the e2e files after this one.
+// The events go to private topics filled by a producer, so the test needs no connector meanwhile.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest';
+import { openCompanyReader, type SourceTable } from '@pda/projections';
+import { type Kafka, Partitioners } from 'kafkajs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { kafkaClient, repoRoot, stackDir, stackEnv, waitFor } from './src/stack-env.ts';
+
+const COMPANIES = 3;
+const prefix = `outage${Date.now()}`;
+const topic = (table: SourceTable) => `${prefix}.public.${table}`;
+const companyIds = Array.from({ length: COMPANIES }, (_, c) => uuidFor(c, 11));
+
+let lsn = 1_000;
+/** `sites` creates n0 … n0+count-1, spread over the companies; returns their ids per company. */
+function siteEvents(n0: number, count: number) {
+  const events = [];
+  const ids = new Map<string, string[]>(companyIds.map((id) => [id, []]));
+  for (let n = n0; n < n0 + count; n++) {
+    const company = companyIds[n % COMPANIES] as string;
+    const row = sampleRow('sites', n, company);
+    ids.get(company)?.push(row.id as string);
+    events.push(
+      encodeEvent(
+        { table: 'sites', op: 'c', row, lsn: lsn++, tsMs: Date.now() },
+        { topicPrefix: prefix, inlineSchema: true },
+      ),
+    );
+  }
+  return { events, ids };
+}
+
+async function produce(kafka: Kafka, events: { topic: string; key: string; value: string }[]) {
+  const producer = kafka.producer({
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  await producer.connect();
+  try {
+    for (let i = 0; i < events.length; i += 100) {
+      const slice = events.slice(i, i + 100);
+      await producer.sendBatch({
+        topicMessages: [...new Set(slice.map((e) => e.topic))].map((t) => ({
+          topic: t,
+          messages: slice.filter((e) => e.topic === t).map((e) => ({ key: e.key, value: e.value })),
+        })),
+      });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+function siteIdsInProjection(dataDir: string, company: string): Set<string> {
+  try {
+    const db = openCompanyReader(dataDir, company);
+    try {
+      return new Set(db.prepare('SELECT id FROM sites').pluck().all() as string[]);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return new Set(); // the file does not exist yet
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+describe('the broker goes away under a running ingest process', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ingest-e2e-outage-'));
+  const groupId = `e2e-outage-${randomUUID()}`;
+  const children: ChildProcess[] = [];
+  let kafka: Kafka;
+
+  afterAll(async () => {
+    for (const c of children) if (alive(c)) c.kill('SIGKILL');
+    const admin = kafka?.admin();
+    if (!admin) return;
+    await admin.connect();
+    await admin
+      .deleteTopics({ topics: ['companies', 'sites'].map((t) => topic(t as SourceTable)) })
+      .catch(() => {});
+    await admin.disconnect();
+  });
+
+  it('the same process reconnects and applies everything, before and after', async () => {
+    const env = stackEnv();
+    kafka = kafkaClient('pda-outage-e2e', env);
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      topics: [topic('companies'), topic('sites')].map((t) => ({ topic: t, numPartitions: 1 })),
+      waitForLeaders: true,
+    });
+    await admin.disconnect();
+    const companies = companyIds.map((id, c) =>
+      encodeEvent(
+        { table: 'companies', op: 'r', row: sampleRow('companies', c, id), lsn: lsn++, tsMs: Date.now() },
+        { topicPrefix: prefix, inlineSchema: true },
+      ),
+    );
+    const before = siteEvents(0, 300);
+    await produce(kafka, [...companies, ...before.events]);
+
+    const adminPort = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'ingest/src/main.ts')], {
+      env: {
+        ...process.env,
+        INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+        INGEST_TOPIC_PREFIX: prefix,
+        INGEST_GROUP_ID: groupId,
+        INGEST_DATA_DIR: dataDir,
+        INGEST_ADMIN_PORT: String(adminPort),
+        INGEST_LOG_LEVEL: 'warn',
+      },
+      cwd: join(repoRoot, 'ingest'),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+    });
+    children.push(child);
+
+    const allApplied = (expected: Map<string, string[]>) =>
+      [...expected].every(([company, ids]) => {
+        const stored = siteIdsInProjection(dataDir, company);
+        return ids.every((id) => stored.has(id));
+      });
+    await waitFor('the events before the outage applied', () => allApplied(before.ids), {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
+
+    // ---- the broker goes away: SIGKILL, no clean shutdown ----
+    const brokerPid = Number(readFileSync(join(stackDir(), 'run', 'kafka.pid'), 'utf8').trim());
+    process.kill(brokerPid, 'SIGKILL');
+    await waitFor(
+      'the broker process to be gone',
+      () => {
+        try {
+          process.kill(brokerPid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { timeoutMs: 30_000 },
+    );
+    // kafkajs retries with backoff meanwhile; the process must stay up and answer its liveness probe.
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    expect(alive(child), `ingest exited while the broker was away:\n${stderr}`).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${adminPort}/healthz`)).status).toBe(200);
+
+    // ---- the broker comes back (and Connect + the connector are running again) ----
+    await promisify(execFile)('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], {
+      env: process.env,
+      timeout: 240_000,
+    });
+    const after = siteEvents(300, 300);
+    await produce(kafka, after.events);
+
+    await waitFor('the events after the outage applied by the same process', () => allApplied(after.ids), {
+      timeoutMs: 150_000,
+      intervalMs: 500,
+    });
+    expect(alive(child), `ingest exited after the outage:\n${stderr}`).toBe(true);
+    expect(allApplied(before.ids)).toBe(true);
+    for (const company of companyIds) {
+      const expected = (before.ids.get(company)?.length ?? 0) + (after.ids.get(company)?.length ?? 0);
+      expect(siteIdsInProjection(dataDir, company).size).toBe(expected);
+    }
+
+    // Offsets are committed after the apply: the group reaches the end of both topics.
+    const offsetsAdmin = kafka.admin();
+    await offsetsAdmin.connect();
+    try {
+      await waitFor(
+        'the group offsets at the end of the topics',
+        async () => {
+          for (const t of [topic('companies'), topic('sites')]) {
+            const [end] = await offsetsAdmin.fetchTopicOffsets(t);
+            const [group] = await offsetsAdmin.fetchOffsets({ groupId, topics: [t] });
+            if (group?.partitions[0]?.offset !== end?.high) return false;
+          }
+          return true;
+        },
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+    } finally {
+      await offsetsAdmin.disconnect();
+    }
+
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(child.exitCode, stderr).toBe(0);
+  });
+});
