@@ -9,7 +9,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -77,13 +76,21 @@ function siteIdsInProjection(dataDir: string, company: string): Set<string> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+/** The admin port ingest bound (INGEST_ADMIN_PORT=0), from its 'ingest started' log line. */
+function adminPortOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let pending = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const port = /"adminPort":(\d+)/.exec(line)?.[1];
+        if (port) resolve(Number(port));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`ingest exited (${code}) before it started`)));
+  });
 }
 
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
@@ -124,7 +131,6 @@ describe('the broker goes away under a running ingest process', () => {
     const before = siteEvents(0, 300);
     await produce(kafka, [...companies, ...before.events]);
 
-    const adminPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'ingest/src/main.ts')], {
       env: {
         ...process.env,
@@ -132,12 +138,14 @@ describe('the broker goes away under a running ingest process', () => {
         INGEST_TOPIC_PREFIX: prefix,
         INGEST_GROUP_ID: groupId,
         INGEST_DATA_DIR: dataDir,
-        INGEST_ADMIN_PORT: String(adminPort),
-        INGEST_LOG_LEVEL: 'warn',
+        INGEST_ADMIN_PORT: '0',
+        INGEST_LOG_LEVEL: 'info', // its 'ingest started' line names the admin port
       },
       cwd: join(repoRoot, 'ingest'),
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const adminPort = adminPortOf(child);
+    adminPort.catch(() => {}); // awaited below; an early exit fails the test there, with stderr
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4000);
@@ -172,7 +180,7 @@ describe('the broker goes away under a running ingest process', () => {
     // kafkajs retries with backoff meanwhile; the process must stay up and answer its liveness probe.
     await new Promise((resolve) => setTimeout(resolve, 8_000));
     expect(alive(child), `ingest exited while the broker was away:\n${stderr}`).toBe(true);
-    expect((await fetch(`http://127.0.0.1:${adminPort}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${await adminPort}/healthz`)).status).toBe(200);
 
     // ---- the broker comes back (and Connect + the connector are running again) ----
     await promisify(execFile)('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], {
