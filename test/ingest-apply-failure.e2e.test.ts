@@ -18,6 +18,7 @@ import {
 } from '@pda/ingest';
 import { openCompanyReader, openControlReader, openControlWriter } from '@pda/projections';
 import { afterAll, describe, expect, it } from 'vitest';
+import { produceEvents } from './src/produce-events.ts';
 import { kafkaClient, stackEnv, waitFor } from './src/stack-env.ts';
 
 const COMPANIES = 3;
@@ -32,19 +33,6 @@ afterAll(async () => {
   await admin.disconnect();
 });
 
-async function produce(events: { topic: string; key: string; value: string }[]) {
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
-  await producer.connect();
-  for (let i = 0; i < events.length; i += 200) {
-    const slice = events.slice(i, i + 200);
-    await producer.send({
-      topic: slice[0]!.topic,
-      messages: slice.map(({ key, value }) => ({ key, value })),
-    });
-  }
-  await producer.disconnect();
-}
-
 describe('apply failure on the real stack', () => {
   it('pauses, retries and converges without loss once the lock is gone; offsets never run ahead', async () => {
     await admin.connect();
@@ -54,7 +42,8 @@ describe('apply failure on the real stack', () => {
     });
     let lsn = 10_000;
     const companyIds = Array.from({ length: COMPANIES }, (_, c) => uuidFor(c, 41));
-    await produce(
+    await produceEvents(
+      kafka,
       companyIds.map((id, c) =>
         encodeEvent(
           { table: 'companies', op: 'r', row: sampleRow('companies', c, id), lsn: lsn++, tsMs: Date.now() },
@@ -104,7 +93,8 @@ describe('apply failure on the real stack', () => {
       const sites = Array.from({ length: SITES }, (_, i) =>
         sampleRow('sites', i, companyIds[i % COMPANIES] as string),
       );
-      await produce(
+      await produceEvents(
+        kafka,
         sites.map((row) =>
           encodeEvent(
             { table: 'sites', op: 'c', row, lsn: lsn++, tsMs: Date.now() },

@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest';
 import { openCompanyReader, type SourceTable } from '@pda/projections';
-import { type Kafka, Partitioners } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { produceEvents } from './src/produce-events.ts';
 import { kafkaClient, repoRoot, stackDir, stackEnv, waitFor } from './src/stack-env.ts';
 
 const COMPANIES = 3;
@@ -40,27 +41,6 @@ function siteEvents(n0: number, count: number) {
     );
   }
   return { events, ids };
-}
-
-async function produce(kafka: Kafka, events: { topic: string; key: string; value: string }[]) {
-  const producer = kafka.producer({
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
-  try {
-    for (let i = 0; i < events.length; i += 100) {
-      const slice = events.slice(i, i + 100);
-      await producer.sendBatch({
-        topicMessages: [...new Set(slice.map((e) => e.topic))].map((t) => ({
-          topic: t,
-          messages: slice.filter((e) => e.topic === t).map((e) => ({ key: e.key, value: e.value })),
-        })),
-      });
-    }
-  } finally {
-    await producer.disconnect();
-  }
 }
 
 function siteIdsInProjection(dataDir: string, company: string): Set<string> {
@@ -129,7 +109,7 @@ describe('the broker goes away under a running ingest process', () => {
       ),
     );
     const before = siteEvents(0, 300);
-    await produce(kafka, [...companies, ...before.events]);
+    await produceEvents(kafka, [...companies, ...before.events]);
 
     const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'ingest/src/main.ts')], {
       env: {
@@ -188,7 +168,7 @@ describe('the broker goes away under a running ingest process', () => {
       timeout: 240_000,
     });
     const after = siteEvents(300, 300);
-    await produce(kafka, after.events);
+    await produceEvents(kafka, after.events);
 
     await waitFor('the events after the outage applied by the same process', () => allApplied(after.ids), {
       timeoutMs: 150_000,
