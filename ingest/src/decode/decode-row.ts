@@ -22,7 +22,7 @@ function isUnavailable(value: unknown): boolean {
  * The inline Connect type wins; the .avsc fills what JSON alone cannot say: the scale of a
  * schema-less precise decimal, and that a plain string column is a string-mode decimal.
  */
-export function resolveType(inline: ColumnType | undefined, avsc: ColumnType | undefined): ColumnType {
+function resolveType(inline: ColumnType | undefined, avsc: ColumnType | undefined): ColumnType {
   if (!inline) return avsc ?? PLAIN;
   if (avsc?.kind === 'decimal') {
     if (inline.kind === 'plain') return { kind: 'decimal', encoding: 'string', scale: avsc.scale };

@@ -4,8 +4,8 @@
  * with its exact prefix `{"schema":<schema>,"payload":` (as text and as UTF-8 bytes); a record that
  * starts with that very prefix has, byte for byte, the same schema, so only its payload is decoded
  * and parsed. Anything else (a new schema version, other formatting) takes the full parse and
- * refreshes the cache: correctness never depends on a hit. Derived column types are cached per
- * schema object (WeakMap).
+ * refreshes the cache: correctness never depends on a hit. Column types are derived once per
+ * (schema object, .avsc) pair (WeakMap).
  */
 import { type ColumnType, type ConnectSchema, columnTypesFromConnectStruct } from './column-type.ts';
 import { resolveTypes } from './decode-row.ts';
@@ -36,7 +36,6 @@ function startsWithBytes(bytes: Uint8Array, prefix: Buffer): boolean {
 
 export class SchemaCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #types = new WeakMap<ConnectSchema, Map<string, ColumnType>>();
   /** Resolved types per inline schema (or per .avsc alone for bare payloads), then per .avsc. */
   readonly #resolved = new WeakMap<
     object,
@@ -92,17 +91,8 @@ export class SchemaCache {
     }
     let types = byAvsc.get(avsc ?? null);
     if (!types) {
-      types = resolveTypes(struct ? this.columnTypes(struct) : undefined, avsc);
+      types = resolveTypes(struct ? columnTypesFromConnectStruct(struct) : undefined, avsc);
       byAvsc.set(avsc ?? null, types);
-    }
-    return types;
-  }
-
-  columnTypes(struct: ConnectSchema): Map<string, ColumnType> {
-    let types = this.#types.get(struct);
-    if (!types) {
-      types = columnTypesFromConnectStruct(struct);
-      this.#types.set(struct, types);
     }
     return types;
   }
