@@ -21,10 +21,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLogger, createMetrics, createWorker, loadAvscTypes, parseConfig } from '@pda/ingest';
+import { loadAvscTypes } from '@pda/ingest';
 import { openCompanyReader, type ProjectionDb } from '@pda/projections';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
+import { benchWorker } from './ingest-worker.ts';
 import { kafkaBrokers, readStackEnv } from './stack-env.ts';
 
 const { values: args } = parseArgs({
@@ -75,16 +76,12 @@ async function main() {
 
   // ---- the ingest worker, caught up ----
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-freshness-'));
-  const worker = createWorker(
-    parseConfig({
-      INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
-      INGEST_GROUP_ID: `${run}-ingest`,
-      INGEST_TOPIC_PREFIX: topicPrefix,
-      INGEST_DATA_DIR: dataDir,
-      INGEST_ADMIN_PORT: '0',
-    }),
-    { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics: createMetrics() },
-  );
+  const { worker } = benchWorker({
+    groupId: `${run}-ingest`,
+    topicPrefix,
+    dataDir,
+    avscTypes: await loadAvscTypes(),
+  });
   const running = worker.run();
   const caughtUpStart = performance.now();
   for (;;) {

@@ -15,27 +15,18 @@
  *   4. peer: ProjectionStore.applyBatch alone on the same decoded changes, one thread, in groups
  *      of the size the worker's apply calls averaged (what the apply thread does);
  *   5. peer: applying the same decoded changes with one transaction per event (a sample).
- * Peers 2 and 4 show each thread's ceiling: the worker cannot beat 1 / (1/decode + 1/apply) per
- * core-pair unless the two threads overlap perfectly on two otherwise idle cores.
+ * Peers 2 and 4 show each thread's ceiling: the two-thread worker cannot beat the slower of the two,
+ * and then only if the threads overlap perfectly on two otherwise idle cores.
  * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  createDecoder,
-  createLogger,
-  createMetrics,
-  createWorker,
-  encodeEvent,
-  loadAvscTypes,
-  parseConfig,
-  sampleRow,
-  uuidFor,
-} from '@pda/ingest';
+import { createDecoder, type Decoder, encodeEvent, loadAvscTypes, sampleRow, uuidFor } from '@pda/ingest';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
+import { benchWorker } from './ingest-worker.ts';
 import { kafkaBrokers } from './stack-env.ts';
 
 const { values: args } = parseArgs({
@@ -141,11 +132,8 @@ async function main() {
   const fillSeconds = (performance.now() - fillStart) / 1000;
 
   // ---- peer 1: bare kafkajs consume; peer 2: consume + decode (one thread) ----
-  const decoder = createDecoder({
-    topicPrefix: prefix,
-    bareDecimalMode: 'precise',
-    avscTypes: await loadAvscTypes(),
-  });
+  const avscTypes = await loadAvscTypes();
+  const decoder = createDecoder({ topicPrefix: prefix, bareDecimalMode: 'precise', avscTypes });
   const bare = await consumeAll(kafka, `${prefix}-bare`, topics, () => {});
   let decodeFailures = 0;
   const decodeOnly = await consumeAll(kafka, `${prefix}-decode`, topics, (topic, partition, m) => {
@@ -155,23 +143,19 @@ async function main() {
 
   // ---- the ingest worker: consume + decode + apply + commit ----
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
-  const metrics = createMetrics();
-  const worker = createWorker(
-    parseConfig({
-      INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
-      INGEST_GROUP_ID: `${prefix}-ingest`,
-      INGEST_TOPIC_PREFIX: prefix,
-      INGEST_DATA_DIR: dataDir,
-      INGEST_ADMIN_PORT: '0',
-      INGEST_LOG_LEVEL: 'warn',
+  const { worker, metrics } = benchWorker({
+    groupId: `${prefix}-ingest`,
+    topicPrefix: prefix,
+    dataDir,
+    avscTypes,
+    env: {
       ...(args.chunk ? { INGEST_MAX_BATCH_EVENTS: args.chunk } : {}),
       ...(args['in-flight'] ? { INGEST_PARTITIONS_IN_FLIGHT: args['in-flight'] } : {}),
       ...(args['fetch-bytes'] ? { INGEST_FETCH_MAX_BYTES: args['fetch-bytes'] } : {}),
       ...(args['max-in-flight'] ? { INGEST_MAX_EVENTS_IN_FLIGHT: args['max-in-flight'] } : {}),
       ...(args.group ? { INGEST_APPLY_GROUP_MAX_EVENTS: args.group } : {}),
-    }),
-    { logger: createLogger('warn'), avscTypes: await loadAvscTypes(), metrics },
-  );
+    },
+  });
   const profiler = args.profile ? await startProfiler() : undefined;
   const applyStart = performance.now();
   const running = worker.run();
@@ -202,17 +186,15 @@ async function main() {
   await running;
 
   // ---- peer 4: apply alone, one thread, in groups of the worker's average apply call ----
-  const groupSize = applyCalls > 0 ? Math.round(handled / applyCalls) : 2000;
-  const applyOnly = applyAlone(prefix, groupSize, decoder);
+  const eventsPerApplyCall = applyCalls > 0 ? Math.round(handled / applyCalls) : null;
+  const applyOnly = applyAlone(prefix, eventsPerApplyCall ?? 2000, decoder);
 
   // ---- peer 5: one transaction per event (sample) ----
   const sample = Math.min(Number(args['per-event-sample']), N);
   const changes: Change[] = [];
-  let k = 0;
-  for (const e of events(prefix)) {
-    if (k++ >= sample) break;
-    const r = decoder({ topic: e.topic, partition: 0, offset: String(k), key: e.key, value: e.value });
-    if (r.type === 'change') changes.push(r.change);
+  for (const change of decodedChanges(prefix, decoder)) {
+    if (changes.length >= sample) break;
+    changes.push(change);
   }
   const perEventDir = mkdtempSync(join(tmpdir(), 'bench-per-event-'));
   const store = ProjectionStore.open({ dataDir: perEventDir });
@@ -260,7 +242,7 @@ async function main() {
       target: 50_000,
       peakRssMb: Math.round(rssPeak.mb),
       applyCalls,
-      eventsPerApplyCall: applyCalls > 0 ? Math.round(handled / applyCalls) : null,
+      eventsPerApplyCall,
     },
     peers: {
       bareKafkajsConsume: bare,
@@ -299,26 +281,33 @@ async function consumeAll(kafka: Kafka, groupId: string, topics: string[], onMes
   return { events: seen, seconds: round(seconds), eventsPerSecond: Math.round(seen / seconds) };
 }
 
+/** The benchmark's events, decoded as ingest decodes them (peers that apply without Kafka). */
+function* decodedChanges(prefix: string, decoder: Decoder): Generator<Change> {
+  let offset = 0;
+  for (const e of events(prefix)) {
+    const r = decoder({ topic: e.topic, partition: 0, offset: String(offset++), key: e.key, value: e.value });
+    if (r.type === 'change') yield r.change;
+  }
+}
+
 /**
  * ProjectionStore.applyBatch on the benchmark's events, decoded group by group (only the apply
  * calls are timed), into a fresh data directory: the apply thread's work without the thread.
  */
-function applyAlone(prefix: string, groupSize: number, decoder: ReturnType<typeof createDecoder>) {
+function applyAlone(prefix: string, groupSize: number, decoder: Decoder) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-apply-alone-'));
   const store = ProjectionStore.open({ dataDir: dir });
   let applyMs = 0;
   let applied = 0;
   let group: Change[] = [];
-  let offset = 0;
   const flush = () => {
     const start = performance.now();
     applied += store.applyBatch(group).applied;
     applyMs += performance.now() - start;
     group = [];
   };
-  for (const e of events(prefix)) {
-    const r = decoder({ topic: e.topic, partition: 0, offset: String(offset++), key: e.key, value: e.value });
-    if (r.type === 'change') group.push(r.change);
+  for (const change of decodedChanges(prefix, decoder)) {
+    group.push(change);
     if (group.length >= groupSize) flush();
   }
   if (group.length > 0) flush();

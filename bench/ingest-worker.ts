@@ -1,0 +1,30 @@
+/** The ingest worker as the benchmarks run it: in this process, on the running stack's Kafka. */
+import { type AvscTypes, createLogger, createMetrics, createWorker, parseConfig } from '@pda/ingest';
+import { kafkaBrokers } from './stack-env.ts';
+
+export interface BenchWorkerOptions {
+  readonly groupId: string;
+  readonly topicPrefix: string;
+  readonly dataDir: string;
+  readonly avscTypes: AvscTypes;
+  /** More INGEST_* variables (the benchmark's tuning flags). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A worker from a new group into `dataDir`; admin port 0, warnings only; its metrics to read. */
+export function benchWorker(options: BenchWorkerOptions) {
+  const metrics = createMetrics();
+  const worker = createWorker(
+    parseConfig({
+      INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
+      INGEST_GROUP_ID: options.groupId,
+      INGEST_TOPIC_PREFIX: options.topicPrefix,
+      INGEST_DATA_DIR: options.dataDir,
+      INGEST_ADMIN_PORT: '0',
+      INGEST_LOG_LEVEL: 'warn',
+      ...options.env,
+    }),
+    { logger: createLogger('warn'), avscTypes: options.avscTypes, metrics },
+  );
+  return { worker, metrics };
+}
