@@ -55,14 +55,16 @@ const toRecord = (topic: string, partition: number, m: KafkaMessage): RawRecord 
   value: m.value ?? null,
 });
 
+/** Broker gone: kafkajs retries with exponential backoff (0.3 s … 30 s) before a restart. */
+const BROKER_RETRY = { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 };
+
 export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const { logger } = options;
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
     logCreator: kafkaLogCreator(logger),
-    // Broker gone: kafkajs retries with exponential backoff (0.3 s … 30 s) before a restart.
-    retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
+    retry: BROKER_RETRY,
   });
   const admin = kafka.admin();
   const lag = new LagMonitor(admin, options.groupId, options.topics);
@@ -201,7 +203,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         // A short fetch long-poll keeps a drain (stop, generation swap) within about a second.
         maxWaitTimeInMs: 1000,
         maxBytesPerPartition: options.fetchMaxBytes,
-        retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
+        retry: BROKER_RETRY,
       });
       const { CRASH, GROUP_JOIN, DISCONNECT, STOP } = consumer.events;
       consumer.on(GROUP_JOIN, () => {
