@@ -3,7 +3,7 @@
  * 1,000,000-site company, and an item read"; targets p99 < 10 ms, page 20,000 as fast as page 1,
  * ≥ 5,000 req/s on this 2-core machine).
  *
- *   pnpm --filter @pda/bench exec tsx api-list.ts [--sites 1000000] [--page 20000] [--limit 50]
+ *   pnpm --filter @pda/bench exec node api-list.ts [--sites 1000000] [--page 20000] [--limit 50]
  *     [--connections 10] [--duration 10] [--warmup 3] [--rate 1000] [--no-pg]
  *
  * Builds (once, cached under .data/bench/) a projection file with one company of N sites, starts the
@@ -84,8 +84,6 @@ try {
       API_CURSOR_SECRET: randomBytes(32).toString('hex'),
       API_RATE_LIMIT_MAX: '1000000000',
       API_LOG_LEVEL: 'warn',
-      // @fastify/autoload does not detect tsx loaded with --import.
-      FASTIFY_AUTOLOAD_TYPESCRIPT: '1',
     },
     answersHealth,
   );

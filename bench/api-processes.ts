@@ -1,6 +1,6 @@
 /**
  * Child processes of the api benchmark: the api and the peer servers each run in their own process
- * (node + tsx), so the load generator (autocannon, in the benchmark's process) never shares an
+ * (node), so the load generator (autocannon, in the benchmark's process) never shares an
  * event loop with the server it measures. Each start is bounded in time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -22,7 +22,7 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Starts `node [nodeArgs] --import tsx <file>`; ready when `ready(base)` resolves true (polled, ≤ 60 s). */
+/** Starts `node [nodeArgs] <file>` (Node runs the TypeScript itself); ready when `ready(base)` resolves true (polled, ≤ 60 s). */
 export async function startServer(
   name: string,
   file: string,
@@ -32,7 +32,7 @@ export async function startServer(
   nodeArgs: readonly string[] = [],
 ): Promise<Server> {
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

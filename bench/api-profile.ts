@@ -1,7 +1,7 @@
 /**
  * Where the api's CPU goes on one request shape (NOT a test; companion of api-list.ts):
  *
- *   pnpm --filter @pda/bench exec tsx api-profile.ts [--sites 1000000] [--path '/v1/sites?limit=50']
+ *   pnpm --filter @pda/bench exec node api-profile.ts [--sites 1000000] [--path '/v1/sites?limit=50']
  *     [--connections 10] [--duration 10] [--warmup 3] [--log-level warn]
  *
  * Starts the api (own process, production plugins, the cached api-list.ts fixture) under
@@ -48,7 +48,6 @@ const api = await startServer(
     API_CURSOR_SECRET: randomBytes(32).toString('hex'),
     API_RATE_LIMIT_MAX: '1000000000',
     API_LOG_LEVEL: args['log-level'],
-    FASTIFY_AUTOLOAD_TYPESCRIPT: '1',
   },
   answersHealth,
   ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
@@ -83,7 +82,7 @@ try {
   await api.stop();
 }
 
-// The main thread's profile is the largest file (tsx's loader thread writes one too).
+// The main thread's profile is the largest file (other threads write smaller ones).
 const largest = readdirSync(profileDir)
   .map((name) => join(profileDir, name))
   .sort((a, b) => statSync(b).size - statSync(a).size)[0];

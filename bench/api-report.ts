@@ -51,7 +51,7 @@ export function renderReport(date: string, inputs: ReportInputs, rows: readonly 
   const deepRatio = first && deep ? deep.requestsPerSecond / first.requestsPerSecond : 0;
   return `# api benchmark — ${date}
 
-Run with \`pnpm --filter @pda/bench exec tsx api-list.ts\` (see bench/README.md). Not a test.
+Run with \`pnpm --filter @pda/bench exec node api-list.ts\` (see bench/README.md). Not a test.
 
 **Machine:** ${machine()}; 1-minute load average ${inputs.loadBefore.toFixed(2)} when the measurements started, ${(loadavg()[0] ?? 0).toFixed(2)} at the end (the load generator runs on the same 2 cores; anything else running skews the figures).
 

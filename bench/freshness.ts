@@ -3,7 +3,7 @@
  * < 1 s at 1,000 changes/s).
  *
  *   bash ops/stack/stack.sh up
- *   pnpm --filter @pda/bench exec tsx freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
+ *   pnpm --filter @pda/bench exec node freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
  *
  * On the running native stack, through the shipped connector (PostgreSQL → Debezium → Kafka):
  *   1. an ingest worker (this process, apply thread as in production) on a fresh data directory and

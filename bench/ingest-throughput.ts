@@ -1,7 +1,7 @@
 /**
  * Ingest throughput benchmark (NOT a test; DESIGN.md §8 target: ≥ 50,000 events/s applied on 2 cores).
  *
- *   pnpm --filter @pda/bench exec tsx --max-semi-space-size=64 ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
+ *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
  *
  * Fills fresh topics `<bench prefix>.public.<table>` of the running stack's Kafka (.stack/env) with
  * N real-shaped Debezium events (JsonConverter with inline schemas as the shipped connector writes

@@ -55,13 +55,12 @@ api_port=$(free_port)
 admin_port=$(free_port)
 api="http://127.0.0.1:$api_port"
 echo "== ingest (group $run_id) and api ($api) on the projection files in $data_dir"
-# `exec tsx` (what `pnpm start` runs, without pnpm): $! is then the tsx process, which relays the
-# cleanup's SIGTERM to the server and exits with it (pnpm would leave its grandchildren running).
-tsx="$repo_root/node_modules/.bin/tsx"
+# `exec node` (what `pnpm start` runs, without pnpm): $! is then the server process itself, which
+# the cleanup's SIGTERM stops (pnpm would leave its grandchildren running).
 (cd ingest && INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_TOPIC_PREFIX="${PDA_TOPIC_PREFIX:-pda}" \
   INGEST_GROUP_ID="$run_id" INGEST_CLIENT_ID="$run_id" INGEST_DATA_DIR="$data_dir" \
   INGEST_ADMIN_PORT="$admin_port" INGEST_READY_MAX_LAG=0 INGEST_LOG_LEVEL=warn \
-  exec "$tsx" src/main.ts) >"$work/ingest.log" 2>&1 &
+  exec node src/main.ts) >"$work/ingest.log" 2>&1 &
 pids+=($!)
 wait_until 300 "ingest creating control.sqlite" test -f "$data_dir/control.sqlite" || {
   tail -n 20 "$work/ingest.log" >&2
@@ -72,7 +71,7 @@ wait_until 300 "ingest creating control.sqlite" test -f "$data_dir/control.sqlit
 cursor_secret=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
 (cd api && API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$api_port" API_PUBLIC_BASE_URL="$api" \
   API_CURSOR_SECRET="$cursor_secret" API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
-  exec "$tsx" src/main.ts) >"$work/api.log" 2>&1 &
+  exec node src/main.ts) >"$work/api.log" 2>&1 &
 pids+=($!)
 
 echo "== waiting until the key and the data are projected and ingest has caught up"

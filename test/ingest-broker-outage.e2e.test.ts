@@ -111,7 +111,7 @@ describe('the broker goes away under a running ingest process', () => {
     const before = siteEvents(0, 300);
     await produceEvents(kafka, [...companies, ...before.events]);
 
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'ingest/src/main.ts')], {
+    const child = spawn(process.execPath, [join(repoRoot, 'ingest/src/main.ts')], {
       env: {
         ...process.env,
         INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),

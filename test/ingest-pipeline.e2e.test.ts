@@ -333,7 +333,7 @@ describe('kill -9 in the middle of a large batch', () => {
   const children: ChildProcess[] = [];
 
   function startChild(): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'ingest/src/main.ts')], {
+    const child = spawn(process.execPath, [join(repoRoot, 'ingest/src/main.ts')], {
       env: { ...process.env, ...env },
       cwd: join(repoRoot, 'ingest'),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,10 +4,6 @@ import { startServer } from './server.ts';
 
 /** Entry point: the only place that reads process.env. Bad configuration → one line, exit 2. */
 async function main(): Promise<void> {
-  // The api runs its TypeScript directly (never built). @fastify/autoload only loads .ts route and
-  // plugin files when it recognises the loader; it does for the tsx CLI but not for
-  // `node --import tsx`, so say it explicitly.
-  process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1';
   let config: ReturnType<typeof parseConfig>;
   try {
     config = parseConfig(process.env);

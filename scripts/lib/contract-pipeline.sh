@@ -33,7 +33,7 @@ issue_key() {
 # delete_company <companyId>: the company, what it owns and its keys (ops' deleteCompanies), so the
 # shared database is left as found. Run inside the ops package so '@pda/ops' resolves to itself.
 delete_company() {
-  (cd "$repo_root/ops" && COMPANY_ID="$1" pnpm exec tsx --input-type=module -e "
+  (cd "$repo_root/ops" && COMPANY_ID="$1" node --input-type=module-typescript -e "
     import pg from 'pg';
     import { deleteCompanies, pgConfigFromEnv } from '@pda/ops';
     const client = new pg.Client(pgConfigFromEnv());

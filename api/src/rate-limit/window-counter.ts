@@ -21,13 +21,16 @@ export class WindowCounter {
   // recently used one, evicted when the bound is reached (an evicted key starts a fresh window).
   readonly #entries = new Map<string, Entry>();
 
-  constructor(
-    private readonly maxKeys: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  readonly #maxKeys: number;
+  readonly #now: () => number;
+
+  constructor(maxKeys: number, now: () => number = Date.now) {
+    this.#maxKeys = maxKeys;
+    this.#now = now;
+  }
 
   increment(key: string, windowMs: number): WindowCount {
-    const nowMs = this.now();
+    const nowMs = this.#now();
     let entry = this.#entries.get(key);
     if (entry === undefined || entry.startMs + windowMs <= nowMs) {
       entry = { count: 0, startMs: nowMs };
@@ -35,7 +38,7 @@ export class WindowCounter {
     entry.count += 1;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    if (this.#entries.size > this.maxKeys) {
+    if (this.#entries.size > this.#maxKeys) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
@@ -44,7 +47,7 @@ export class WindowCounter {
 
   read(key: string, windowMs: number): WindowCount {
     const entry = this.#entries.get(key);
-    const nowMs = this.now();
+    const nowMs = this.#now();
     if (entry === undefined || entry.startMs + windowMs <= nowMs) return { current: 0, ttl: 0 };
     return { current: entry.count, ttl: entry.startMs + windowMs - nowMs };
   }

@@ -39,7 +39,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
 
   function thread(): Worker {
     if (worker) return worker;
-    const w = new Worker(new URL('./apply-thread-bootstrap.mjs', import.meta.url), {
+    const w = new Worker(new URL('./apply-thread-entry.ts', import.meta.url), {
       workerData: options,
       resourceLimits: { maxYoungGenerationSizeMb: APPLY_THREAD_YOUNG_GENERATION_MB },
     });

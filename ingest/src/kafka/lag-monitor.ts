@@ -17,11 +17,15 @@ export class LagMonitor {
   private readonly next = new Map<string, number>();
   private measured = false;
 
-  constructor(
-    private readonly admin: Admin,
-    private readonly groupId: string,
-    private readonly topics: readonly string[],
-  ) {}
+  private readonly admin: Admin;
+  private readonly groupId: string;
+  private readonly topics: readonly string[];
+
+  constructor(admin: Admin, groupId: string, topics: readonly string[]) {
+    this.admin = admin;
+    this.groupId = groupId;
+    this.topics = topics;
+  }
 
   /** After a chunk's transactions committed: `offset` was applied. */
   applied(topic: string, partition: number, offset: string, highWatermark: string): void {
