@@ -68,11 +68,21 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** Parses and freezes; throws ConfigError with ONE line naming every bad variable. */
+/** Parses and freezes; throws ConfigError with ONE line naming every bad or unknown INGEST_* variable. */
 export function parseConfig(env: Readonly<Record<string, string | undefined>>): IngestConfig {
   const result = ConfigSchema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  // INGEST_* is this deployable's namespace: a misspelt variable must not be silently ignored
+  // (README.md, Configuration).
+  const unknown = Object.keys(env).filter(
+    (name) => name.startsWith('INGEST_') && !(name in ConfigSchema.shape),
+  );
+  if (!result.success || unknown.length > 0) {
+    const problems = [
+      ...(result.success
+        ? []
+        : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
+      ...unknown.map((name) => `${name}: unknown setting`),
+    ];
     throw new ConfigError(`invalid ingest configuration: ${problems.join('; ')}`);
   }
   return Object.freeze({

@@ -19,6 +19,12 @@ describe('parseConfig', () => {
     expect(Object.isFrozen(config.INGEST_KAFKA_BROKERS)).toBe(true);
   });
 
+  it('ignores variables outside its INGEST_ namespace', () => {
+    expect(parseConfig({ ...base, API_PORT: '1', PATH: '/bin', INGESTION: 'x' }).INGEST_GROUP_ID).toBe(
+      'pda-ingest',
+    );
+  });
+
   it('parses lists, numbers and booleans from strings', () => {
     const config = parseConfig({
       ...base,
@@ -40,6 +46,11 @@ describe('parseConfig', () => {
     [{ ...base, INGEST_MAX_BATCH_EVENTS: 'lots' }, /INGEST_MAX_BATCH_EVENTS/],
     [{ ...base, INGEST_LOG_LEVEL: 'loud' }, /INGEST_LOG_LEVEL/],
     [{ ...base, INGEST_DECIMAL_MODE: 'double' }, /INGEST_DECIMAL_MODE/],
+    [{ ...base, INGEST_KAFKA_BROKRES: 'a:1' }, /INGEST_KAFKA_BROKRES: unknown setting/],
+    [
+      { INGEST_DATA_DIR: '/x', INGEST_KAFKA_BROKRES: 'a:1' },
+      /INGEST_KAFKA_BROKERS: .*; INGEST_KAFKA_BROKRES: unknown/,
+    ],
   ])('rejects %j with one line naming the variable', (env, message) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(message);
