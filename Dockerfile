@@ -1,8 +1,9 @@
 # One image for both deployables; docker-compose.yml picks the command:
 #   pnpm --filter @pda/ingest start      pnpm --filter @pda/api start
-# TypeScript runs directly under tsx (never built), so the image carries the sources and the
-# workspace's dev dependencies (tsx) — nothing is compiled except better-sqlite3's native addon.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 runs the TypeScript sources directly (type stripping, no loader, never built); nothing is
+# compiled except better-sqlite3's native addon. Not yet built or run on our machines (no image
+# registry is reachable here): images built from a local Debian base are the deployables issue's work.
+ARG NODE_IMAGE=node:24-bookworm-slim
 ARG PNPM_VERSION=10.34.9
 
 FROM ${NODE_IMAGE} AS deps
