@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 // - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack.
 const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
 // @fastify/autoload imports the api's plugin and route files with a native import(); processed by
-// Vitest instead, that import goes through Vitest's TypeScript pipeline (Node 20 cannot load .ts).
+// Vitest instead, those files share one module graph with the test's own imports (one copy of each
+// module, Vitest's transform and coverage) instead of a second graph loaded natively by Node.
 const server = { deps: { inline: ['@fastify/autoload'] } };
 
 export default defineConfig({
