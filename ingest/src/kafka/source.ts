@@ -177,8 +177,22 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
     } catch (seekError) {
       logger.warn({ err: String(seekError), topic, partition }, 'seek after apply failure failed');
     }
-    setTimeout(() => consumer.resume(where), backoff.next()).unref();
+    const timer = setTimeout(() => {
+      resumeTimers.delete(timer);
+      try {
+        consumer.resume(where);
+      } catch (resumeError) {
+        logger.warn({ err: String(resumeError), topic, partition }, 'resume after apply failure failed');
+      }
+    }, backoff.next()).unref();
+    resumeTimers.add(timer);
   }
+
+  /**
+   * Resumes pending after a failure. Cleared at disconnect: resume() on a stopped consumer throws,
+   * and in a timer that would be an uncaught exception (stop or a generation swap mid-failure).
+   */
+  const resumeTimers = new Set<NodeJS.Timeout>();
 
   const backoff = {
     attempt: 0,
@@ -248,7 +262,12 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         if (inFlight.commitable().length > 0) await commitApplied(consumer);
       } finally {
         clearInterval(poller);
-        // disconnect() waits for the running eachBatch, commits resolved offsets, leaves the group.
+        for (const timer of resumeTimers) clearTimeout(timer);
+        resumeTimers.clear();
+        // disconnect() waits for the running eachBatch and leaves the group. It commits nothing:
+        // with autoCommit off, kafkajs never commits the offsets resolveOffset() marked at hand-over,
+        // so what Kafka holds is only what commitApplied() committed after SQLite
+        // (test/ingest-apply-failure.e2e.test.ts stops the worker mid-failure and checks).
         await consumer
           .disconnect()
           .catch((err) => logger.warn({ err: String(err) }, 'consumer disconnect failed'));
