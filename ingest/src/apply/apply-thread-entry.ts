@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ProjectionStore, type ProjectionStoreOptions } from '@pda/projections';
+import { serializeError } from './thread-error.ts';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
 import { fromWire } from './wire.ts';
 
@@ -24,10 +25,7 @@ port.on('message', (request: ThreadRequest) => {
       };
     }
   } catch (error) {
-    response = {
-      id: request.id,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    };
+    response = { id: request.id, error: serializeError(error) };
   }
   port.postMessage(response);
   if (request.type === 'close') port.close();

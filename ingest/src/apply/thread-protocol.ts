@@ -1,5 +1,6 @@
 /** Messages between the main thread and the apply thread (structured-cloned plain objects). */
 import type { BatchResult, DeadLetter } from '@pda/projections';
+import type { SerializedError } from './thread-error.ts';
 import type { WireBatch } from './wire.ts';
 
 export type ThreadRequest =
@@ -13,4 +14,4 @@ export type ThreadRequest =
 
 export type ThreadResponse =
   | { readonly id: number; readonly result: BatchResult | null }
-  | { readonly id: number; readonly error: string };
+  | { readonly id: number; readonly error: SerializedError };

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ApplyOptions, BatchResult, Change, ProjectionStoreOptions } from '@pda/projections';
 import type { AsyncApplySink } from './sink.ts';
+import { deserializeError } from './thread-error.ts';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
 import { toWire } from './wire.ts';
 
@@ -46,7 +47,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
     w.on('message', (response: ThreadResponse) => {
       const p = pending.get(response.id);
       pending.delete(response.id);
-      if ('error' in response) p?.reject(new Error(`apply thread: ${response.error}`));
+      if ('error' in response) p?.reject(deserializeError(response.error));
       else p?.resolve(response.result);
     });
     w.on('error', (error) => failAll(error));
