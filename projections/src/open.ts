@@ -15,7 +15,12 @@ export type ProjectionDb = Database.Database;
 
 /** How long a connection waits on a lock before SQLITE_BUSY (checkpoints, a concurrent migration). */
 const BUSY_TIMEOUT_MS = 5_000;
-/** Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). */
+/**
+ * Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). The automatic one is
+ * a PASSIVE checkpoint run by the commit that crosses the bound, so the writer needs no checkpoint
+ * call of its own: another PASSIVE one would do the same work more often, and only a blocking mode
+ * (RESTART/TRUNCATE) could get past readers' snapshots, stalling ingest behind the api's reads.
+ */
 const WAL_AUTOCHECKPOINT_PAGES = 1_000;
 /** After a checkpoint resets the WAL, truncate the file back to this size so it cannot stay huge. */
 const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -48,12 +53,4 @@ export function openReader(path: string): ProjectionDb {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('query_only = ON');
   return db;
-}
-
-/**
- * Readers that hold snapshots can stop automatic checkpoints from ever resetting the WAL; the
- * writer calls this between batches. PASSIVE never waits for readers, so it cannot stall ingest.
- */
-export function checkpoint(db: ProjectionDb): void {
-  db.pragma('wal_checkpoint(PASSIVE)');
 }
