@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ClockUs } from './clock.ts';
 import { CompanyFile } from './company-file.ts';
 
@@ -5,10 +6,10 @@ import { CompanyFile } from './company-file.ts';
  * A bounded LRU of open company writers. Each open WAL file costs three file descriptors and its
  * page cache; a batch touching more companies than the bound reopens the oldest ones, which is
  * slow (closing the last connection checkpoints and fsyncs the file, ~10 ms): size the bound to
- * the number of companies active at once.
+ * the number of companies active at once. Whatever leaves the cache (evicted, cleared) is closed.
  */
 export class CompanyFiles {
-  readonly #open = new Map<string, CompanyFile>();
+  readonly #open: LRUCache<string, CompanyFile>;
   readonly #dataDir: string;
   readonly #max: number;
   readonly #clock: ClockUs;
@@ -17,20 +18,23 @@ export class CompanyFiles {
     this.#dataDir = dataDir;
     this.#max = Math.max(1, max);
     this.#clock = clock;
+    this.#open = new LRUCache<string, CompanyFile>({ max: this.#max, dispose: (file) => file.close() });
   }
 
-  /** Opens (creating and migrating if needed) the company's file. */
+  /** Opens (creating and migrating if needed) the company's file; it becomes the most recent. */
   get(companyId: string): CompanyFile {
-    let file = this.#open.get(companyId);
-    if (file) {
-      // Re-insert: Map iteration order is the recency order.
-      this.#open.delete(companyId);
-    } else {
-      if (this.#open.size >= this.#max) this.#evictOldest();
-      file = this.#openFile(companyId);
-    }
+    const open = this.#open.get(companyId);
+    if (open) return open;
+    // Close the oldest before opening: the bound is on open files, never exceeded even briefly.
+    if (this.#open.size >= this.#max) this.#open.pop();
+    const file = this.#openFile(companyId);
     this.#open.set(companyId, file);
     return file;
+  }
+
+  /** Files open now (at most the bound). */
+  get size(): number {
+    return this.#open.size;
   }
 
   /** Out of file descriptors (a low `ulimit -n`): give back half of the open files and retry once. */
@@ -39,20 +43,12 @@ export class CompanyFiles {
       return new CompanyFile(this.#dataDir, companyId, this.#clock);
     } catch (error) {
       if ((error as { code?: string }).code !== 'SQLITE_CANTOPEN' || this.#open.size === 0) throw error;
-      for (let n = Math.ceil(this.#open.size / 2); n > 0; n--) this.#evictOldest();
+      for (let n = Math.ceil(this.#open.size / 2); n > 0; n--) this.#open.pop();
       return new CompanyFile(this.#dataDir, companyId, this.#clock);
     }
   }
 
   closeAll(): void {
-    for (const file of this.#open.values()) file.close();
     this.#open.clear();
-  }
-
-  #evictOldest(): void {
-    const oldest = this.#open.keys().next();
-    if (oldest.done) return;
-    this.#open.get(oldest.value)?.close();
-    this.#open.delete(oldest.value);
   }
 }

@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CompanyFiles } from '../src/apply/company-files.ts';
+import { companyPath } from '../src/paths.ts';
+import { fixedClock, id, tempDataDir } from './helpers.ts';
+
+// The writer's bounded set of open company files (src/apply/company-files.ts): never more open than
+// the bound, least recently used first out, and whatever leaves is closed (its descriptors freed).
+describe('CompanyFiles', () => {
+  it('keeps at most the bound open, evicts the least recently used and closes it; reopening works', () => {
+    const dir = tempDataDir();
+    const files = new CompanyFiles(dir, 3, fixedClock());
+    const a = files.get(id(1));
+    const b = files.get(id(2));
+    const c = files.get(id(3));
+    expect(files.get(id(1))).toBe(a); // cached, and now the most recent
+    const d = files.get(id(4));
+    expect(files.size).toBe(3);
+    expect(b.db.open).toBe(false);
+    expect([a, c, d].map((f) => f.db.open)).toEqual([true, true, true]);
+
+    for (let n = 5; n <= 12; n++) {
+      files.get(id(n));
+      expect(files.size).toBeLessThanOrEqual(3);
+    }
+    expect([a, c, d].map((f) => f.db.open)).toEqual([false, false, false]);
+
+    const again = files.get(id(2));
+    expect(again).not.toBe(b);
+    again.db.exec(
+      `INSERT INTO tombstones (table_name, id, _src_lsn, _changed_us) VALUES ('sites', 'x', 1, 1)`,
+    );
+    expect(again.db.prepare('SELECT count(*) FROM tombstones').pluck().get()).toBe(1);
+    files.closeAll();
+    expect(again.db.open).toBe(false);
+    expect(files.size).toBe(0);
+  });
+
+  it('a file that cannot be opened gives back half of the open files, retries once, then throws', () => {
+    const dir = tempDataDir();
+    const files = new CompanyFiles(dir, 10, fixedClock());
+    const open = [1, 2, 3, 4].map((n) => files.get(id(n)));
+    // A directory where the file should be: SQLITE_CANTOPEN, as when out of file descriptors.
+    mkdirSync(companyPath(dir, id(9)), { recursive: true });
+    expect(() => files.get(id(9))).toThrow(expect.objectContaining({ code: 'SQLITE_CANTOPEN' }));
+    expect(open.map((f) => f.db.open)).toEqual([false, false, true, true]);
+    expect(files.size).toBe(2);
+    files.closeAll();
+  });
+});
