@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateCompanyData, type SiteRow } from '@pda/ops';
-import { type Change, makeUpsert, ProjectionStore, type Row, sampleRow } from '@pda/projections';
+import { type Change, ProjectionStore, type Row } from '@pda/projections';
+import { makeUpsert, sampleRow } from '@pda/projections/testing';
 
 export interface ListFixture {
   readonly dataDir: string;

@@ -9,16 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import {
-  createLogger,
-  createMetrics,
-  createWorker,
-  encodeEvent,
-  loadAvscTypes,
-  parseConfig,
-  sampleRow,
-  uuidFor,
-} from '@pda/ingest';
+import { createLogger, createMetrics, createWorker, loadAvscTypes, parseConfig } from '@pda/ingest';
+import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { openCompanyReader, openControlReader, openControlWriter } from '@pda/projections';
 import { afterAll, describe, expect, it } from 'vitest';
 import { produceEvents } from './src/produce-events.ts';

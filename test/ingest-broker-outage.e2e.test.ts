@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest';
+import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { openCompanyReader, type SourceTable } from '@pda/projections';
 import type { Kafka } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';

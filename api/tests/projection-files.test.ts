@@ -1,13 +1,7 @@
 import { renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  buildProjection,
-  companyPath,
-  controlPath,
-  makeUpsert,
-  openWriter,
-  sampleRow,
-} from '@pda/projections';
+import { companyPath, controlPath, openWriter } from '@pda/projections';
+import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { afterEach, describe, expect, test } from 'vitest';
 import { expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';

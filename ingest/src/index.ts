@@ -9,5 +9,4 @@ export { type GenerationInfo, readGeneration, resolvedDataDir } from './rebuild/
 export { type RebuildDeps, RebuildError, rebuild } from './rebuild/rebuild.ts';
 export { type ReplayOptions, type ReplayTotals, replayFile } from './replay/replay.ts';
 export { type AvscTypes, loadAvscTypes } from './schema-types.ts';
-export * from './testing/index.ts';
 export { createWorker, type Worker, type WorkerDeps } from './worker.ts';

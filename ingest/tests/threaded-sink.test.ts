@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { companyPath, makeUpsert } from '@pda/projections';
+import { companyPath } from '@pda/projections';
+import { makeUpsert, sampleRow } from '@pda/projections/testing';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -8,14 +9,15 @@ import { createPipeline } from '../src/apply/pipeline.ts';
 import { createThreadedSink } from '../src/apply/threaded-sink.ts';
 import { createDecoder } from '../src/decode/index.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
-import { sampleRow, uuidFor } from '../src/testing/index.ts';
+import { uuidFor } from '../src/testing/index.ts';
 import { applyRecords, tempDataDir } from './support/apply.ts';
 import { dumpDataDir } from './support/dump.ts';
 import { fixtureRecords } from './support/fixtures.ts';
 
 const records = fixtureRecords();
 
-const siteOf = (companyId: string) => makeUpsert('sites', sampleRow('sites', 1, companyId), 100);
+const siteOf = (companyId: string) =>
+  makeUpsert('sites', sampleRow('sites', { id: uuidFor(1, 78), company_id: companyId }), 100);
 
 describe.skipIf(records.length === 0)('apply thread', () => {
   it('applies the same batches to the same projection as the synchronous store, in order', async () => {

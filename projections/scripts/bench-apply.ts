@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Change, makeUpsert, ProjectionStore, type SourceTable, sampleRow } from '../src/index.ts';
+import { type Change, ProjectionStore, type SourceTable } from '../src/index.ts';
+import { makeUpsert, sampleRow } from '../src/testing/index.ts';
 
 const [events = 200_000, companies = 300, batchSize = 10_000, updateEvery = 5] = process.argv
   .slice(2)

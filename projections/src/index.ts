@@ -6,4 +6,3 @@ export * from './migrate.ts';
 export * from './open.ts';
 export * from './paths.ts';
 export * from './read/index.ts';
-export * from './testing/index.ts';

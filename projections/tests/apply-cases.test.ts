@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listCompanyFiles } from '../src/apply/list-companies.ts';
-import {
-  type Change,
-  makeDelete,
-  makeTruncate,
-  makeUpsert,
-  openCompanyReader,
-  ProjectionStore,
-  sampleRow,
-  type TableCounts,
-} from '../src/index.ts';
+import { type Change, openCompanyReader, ProjectionStore, type TableCounts } from '../src/index.ts';
+import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { A, B, companyRows, controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { makeDelete, makeTruncate, makeUpsert, ProjectionStore, sampleRow } from '../src/index.ts';
+import { ProjectionStore } from '../src/index.ts';
+import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { A, B, companyRows, fixedClock, id, tempDataDir } from './helpers.ts';
 
 const SITE1 = id(1);

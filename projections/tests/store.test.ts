@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildProjection, type Change, makeUpsert, ProjectionStore, sampleRow } from '../src/index.ts';
+import { type Change, ProjectionStore } from '../src/index.ts';
+import { buildProjection, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 const companyId = (n: number) => `cccccccc-0000-4000-8000-${n.toString().padStart(12, '0')}`;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildProjection, type Change, makeUpsert, type Row, sampleRow } from '@pda/projections';
+import type { Change, Row } from '@pda/projections';
+import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 
 /**
  * Projection files for api tests, built the way ingest builds them: Changes applied through

@@ -1,3 +1,5 @@
+// Test and benchmark factories, imported as `@pda/ingest/testing` (package.json exports):
+// kept out of the production entry point, so nothing deployed depends on them.
 export {
   type EncodedEvent,
   type EncodeOptions,
