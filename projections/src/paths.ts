@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { InvalidCompanyIdError } from './errors.ts';
 
 /**
- * Where projection files live under a data directory (DESIGN.md §5):
+ * Where projection files live under a data directory (docs/architecture.md#projection-layout):
  *   <dataDir>/control.sqlite and <dataDir>/companies/<company_id>.sqlite.
  * A company id becomes part of a file name, so only canonical lowercase uuids are accepted:
  * no `..`, slashes or other path tricks can reach the file system.

@@ -11,7 +11,7 @@ import { A, B, C, controlRows, dump, fixedClock, id, tempDataDir } from './helpe
 /**
  * A crash between the transactions of a batch (after k of its n company files committed, before
  * the control transaction) followed by redelivery of the whole batch must end with exactly the rows
- * of an uninterrupted run (exactly once in effect: docs/architecture.md, "Guarantees").
+ * of an uninterrupted run (exactly once in effect: docs/architecture.md#guarantees).
  */
 
 const given: Change[] = [

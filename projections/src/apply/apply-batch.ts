@@ -11,9 +11,9 @@ import { type BatchResult, Tally } from './result.ts';
 /**
  * Applies one batch: plan, then one transaction per company file, then the control transaction.
  *
- * Why this order is crash-safe (issue #3, "exactly once in effect"): the plan is computed from
- * control.sqlite alone (routes, TRUNCATE floors), and control.sqlite is committed LAST. If the
- * process dies after some company files committed but before the control commit, the batch is
+ * Why this order is crash-safe (exactly once in effect, docs/architecture.md#guarantees): the plan
+ * is computed from control.sqlite alone (routes, TRUNCATE floors), and control.sqlite is committed
+ * LAST. If the process dies after some company files committed but before the control commit, the batch is
  * redelivered (Kafka offsets are committed only after applyBatch returns), the plan is rebuilt from
  * the same control state, so it is the same plan; the files that already committed skip every
  * operation through their version guards (_src_lsn, tombstones, floors) and the others apply

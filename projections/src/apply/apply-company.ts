@@ -7,8 +7,9 @@ import { truncateTable } from './truncate-table.ts';
 import { upsertRow } from './upsert-row.ts';
 
 /**
- * All of a batch's operations on one company file in ONE transaction (issue #3: 10,000 events over
- * 300 companies are 300 short transactions), the change-time counter saved in the same one.
+ * All of a batch's operations on one company file in ONE transaction (10,000 events over 300 companies
+ * are 300 short transactions; docs/decisions/0006-single-writer-group-commit.md), the change-time
+ * counter saved in the same one.
  *
  * Rows are validated while planning, so SQLite should never refuse one; if it still does (a data
  * error, not an I/O one), the transaction is rolled back and redone with a savepoint per operation,

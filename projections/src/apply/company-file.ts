@@ -33,7 +33,10 @@ export class CompanyFile {
     return this.statements.db;
   }
 
-  /** A change time strictly greater than every earlier one in this file (DESIGN.md §5). */
+  /**
+   * A change time strictly greater than every earlier one in this file
+   * (docs/architecture.md#change-time-and-updated_since).
+   */
   nextChangeTime(): number {
     const now = this.#clock();
     this.#lastChangedUs = now > this.#lastChangedUs ? now : this.#lastChangedUs + 1;

@@ -2,7 +2,7 @@ import type { Change } from '../change.ts';
 import type { Rejection } from './plan.ts';
 import type { StatementCache } from './statement-cache.ts';
 
-/** A Kafka message ingest could not decode (issue #3 item 2), handed to applyBatch with its batch. */
+/** A Kafka message ingest could not decode (ingest/README.md#dead-letters), handed over with its batch. */
 export interface DeadLetter {
   readonly topic: string;
   readonly partition: number;

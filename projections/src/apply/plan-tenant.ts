@@ -6,7 +6,8 @@ import type { RouteView } from './route-view.ts';
 import { tableSpec } from './table-spec.ts';
 
 /**
- * Planning of tenant-table changes: which company file(s) each one touches (DESIGN.md §5).
+ * Planning of tenant-table changes: which company file(s) each one touches (routing without
+ * company_id: docs/architecture.md#guarantees).
  *
  * A route records the company a row lives in and the source position at which it got there.
  * A change can move a row only if it is newer than that position; an older change naming another

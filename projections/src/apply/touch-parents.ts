@@ -1,9 +1,10 @@
 import type { CompanyFile } from './company-file.ts';
 
 /**
- * Embedded relations move their parent's change time (DESIGN.md §5): a partner syncing sites with
- * include=contacts, or equipment with include=category, must see the parent again when only the
- * embedded part changed. One fresh change time per touch; the rows a touch updates share it.
+ * Embedded relations move their parent's change time (docs/architecture.md#change-time-and-updated_since):
+ * a partner syncing sites with include=contacts, or equipment with include=category, must see the
+ * parent again when only the embedded part changed. One fresh change time per touch; the rows a
+ * touch updates share it.
  */
 
 export function touchSite(file: CompanyFile, siteId: string): void {

@@ -5,7 +5,7 @@ import { CHANGED_US, quoteName, SRC_LSN, type TableSpec } from './table-spec.ts'
 /**
  * The guarded upsert of one table, prepared once per handle and per set of missing columns:
  *   INSERT ... ON CONFLICT (pk) DO UPDATE SET <provided columns> WHERE excluded._src_lsn > _src_lsn
- * Parameters: the spec's columns in order, then _src_lsn, then _changed_us (company tables).
+ * Parameters: the table spec's columns in order, then _src_lsn, then _changed_us (company tables).
  * Missing columns are inserted with their empty value but never overwrite a stored one.
  * `changes` is 0 when the guard refused the write.
  */

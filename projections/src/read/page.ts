@@ -9,9 +9,9 @@ import {
 } from './tables.ts';
 
 /**
- * Keyset pages over a company table (DESIGN.md §8: page 20,000 as fast as page 1, so never OFFSET
- * and never count(*)). A page asks for `limit + 1` rows: the extra row only says whether more
- * follow in that direction.
+ * Keyset pages over a company table (docs/decisions/0003-keyset-cursors.md: page 20,000 as fast as
+ * page 1, so never OFFSET and never count(*)). A page asks for `limit + 1` rows: the extra row only
+ * says whether more follow in that direction.
  */
 
 export interface SortKey {

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 
 /**
  * A read-only projection handle together with its prepared statements: the handle cache is the
- * statement cache (notes/style.md), so a statement is compiled once per open file, never per request.
- * Statement SQL is built only from whitelisted identifiers; values are always bound.
+ * statement cache (docs/architecture.md#code-conventions), so a statement is compiled once per open
+ * file, never per request. Statement SQL is built only from whitelisted identifiers; values are always bound.
  */
 export class ReadHandle {
   readonly db: Database.Database;

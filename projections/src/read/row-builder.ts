@@ -2,7 +2,7 @@
  * Rows are read as arrays (better-sqlite3 `raw` mode) and turned into objects by a function
  * compiled once per column list: an object literal with a fixed shape is several times cheaper
  * than the per-property objects better-sqlite3 builds itself, and page reads are the api's hot
- * path (DESIGN.md §8). Column names come only from the static whitelists in tables.ts.
+ * path (bench/README.md, api). Column names come only from the static whitelists in tables.ts.
  */
 
 export type RowBuilder<Row> = (values: readonly unknown[]) => Row;

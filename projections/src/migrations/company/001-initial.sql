@@ -1,12 +1,14 @@
 -- Company projection file: DATA_DIR/companies/<company_id>.sqlite, one per company.
--- Shaped for export (spec §Resources). Written only by ingest; the api opens it read-only.
+-- Shaped for export (docs/public-data-api-v1.md, "Resources and their fields"). Written only by
+-- ingest; the api opens it read-only.
 --
 -- Columns every resource table shares:
 --   _src_lsn     source position of the change that wrote this row (Debezium source.lsn, a
 --                per-row monotonic WAL position); an incoming change with lsn <= _src_lsn is skipped.
 --   _changed_us  projection change time: microseconds since epoch, assigned by the single writer in
 --                commit order, strictly increasing per file (meta.last_changed_us). The api's
---                filter[updated_since] compares with it (DESIGN.md §6), never with updated_at.
+--                filter[updated_since] compares with it, never with updated_at
+--                (docs/decisions/0004-change-time-for-updated-since.md).
 -- Money is amount TEXT (exact decimal string) + currency TEXT; timestamps are ISO 8601 UTC TEXT
 -- with microsecond precision ('2026-01-31T12:00:00.123456Z').
 

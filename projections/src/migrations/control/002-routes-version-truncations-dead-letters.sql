@@ -12,7 +12,7 @@ CREATE TABLE truncations (
   _src_lsn    INTEGER NOT NULL
 ) STRICT;
 
--- Messages ingest could not decode or apply (issue #3 item 2). They are recorded in the same
+-- Messages ingest could not decode or apply (ingest/README.md#dead-letters). They are recorded in the same
 -- transaction as the batch they came with, so a replayed batch neither loses nor doubles them
 -- (dedupe_key is unique). The key and value are stored as received for diagnosis.
 CREATE TABLE dead_letters (
