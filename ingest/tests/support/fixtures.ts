@@ -1,4 +1,8 @@
-/** The real captured Debezium records (test/fixtures/debezium/events.jsonl, see its README). */
+/**
+ * The real captured Debezium records (test/fixtures/debezium/events.jsonl, see its README). The file
+ * is committed: missing or empty, the tests that read it fail rather than skip (a moved fixture must
+ * not turn into silently skipped tests).
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +15,12 @@ export const FIXTURE_FILE = join(
 );
 
 export function fixtureRecords(): RawRecord[] {
-  if (!existsSync(FIXTURE_FILE)) return [];
-  return readFileSync(FIXTURE_FILE, 'utf8')
+  if (!existsSync(FIXTURE_FILE)) {
+    throw new Error(
+      `captured fixture missing: ${FIXTURE_FILE} (committed; re-capture with \`pnpm --filter @pda/test capture-fixtures\`)`,
+    );
+  }
+  const records = readFileSync(FIXTURE_FILE, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((line, i) => {
@@ -20,4 +28,6 @@ export function fixtureRecords(): RawRecord[] {
       if (!('record' in parsed)) throw new Error(`fixture line ${i + 1}: ${parsed.invalid}`);
       return parsed.record;
     });
+  if (records.length === 0) throw new Error(`captured fixture is empty: ${FIXTURE_FILE}`);
+  return records;
 }
