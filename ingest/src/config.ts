@@ -1,7 +1,7 @@
 /**
  * Ingest configuration: parsed ONCE from the environment (INGEST_* variables) by main.ts, frozen
- * and passed down; nothing below main.ts reads process.env (notes/style.md). ingest/README.md has
- * the table of variables.
+ * and passed down; nothing below main.ts reads process.env (docs/architecture.md#configuration).
+ * ingest/README.md has the table of variables.
  */
 import { z } from 'zod';
 

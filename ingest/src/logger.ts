@@ -1,4 +1,4 @@
-/** The process's one pino root logger; components take children (notes/style.md). */
+/** The process's one pino root logger; components take children (docs/architecture.md#code-conventions). */
 import { type DestinationStream, type Logger, pino } from 'pino';
 
 /** `destination`: stdout by default; tests pass a stream to read what was logged. */

@@ -1,7 +1,7 @@
 /**
- * The ingest worker's lifecycle (notes/style.md: worker.ts builds, main.ts parses config and
- * starts): serve the admin port, open the projections, consume Kafka through the shared
- * decode → apply pipeline until the AbortSignal fires, then drain, commit and close.
+ * The ingest worker's lifecycle (docs/architecture.md#code-conventions: worker.ts builds, main.ts
+ * parses config and starts): serve the admin port, open the projections, consume Kafka through the
+ * shared decode → apply pipeline until the AbortSignal fires, then drain, commit and close.
  *
  * When `rebuild` swaps the data directory to a new generation (its realpath changes), the worker
  * drains, closes the old files and continues on the new generation with the consumer group that

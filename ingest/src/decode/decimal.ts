@@ -1,6 +1,6 @@
 /**
  * Debezium NUMERIC encodings → exact decimal strings ('1234.50'), with BigInt only: a decimal
- * never passes through a JS float (money is exported as a string, DESIGN.md §5).
+ * never passes through a JS float (money is exported as a decimal string: docs/public-data-api-v1.md).
  *
  * - precise (decimal.handling.mode=precise, the default): base64 of the big-endian two's-complement
  *   unscaled integer (Java BigInteger.toByteArray); the scale is in the Connect schema parameters

@@ -1,7 +1,7 @@
 /**
  * Kafka record → DecodeResult: the one edge where Debezium's JSON becomes the typed `Change`
- * (notes/style.md "decode at the edge"). Never throws: anything malformed becomes a dead letter
- * with a reason, so one bad message cannot stop its partition.
+ * ("decode at the edge", docs/architecture.md#code-conventions). Never throws: anything malformed
+ * becomes a dead letter with a reason, so one bad message cannot stop its partition.
  */
 import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections';
 import type { ColumnType } from './column-type.ts';

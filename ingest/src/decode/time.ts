@@ -1,6 +1,6 @@
 /**
  * Debezium temporal encodings → ISO 8601 UTC strings with exactly 6 fractional digits
- * ('2026-01-31T12:00:00.123456Z'), the projection's timestamp format (DESIGN.md §5).
+ * ('2026-01-31T12:00:00.123456Z'), the projection's timestamp format (projections/README.md).
  *
  * Decisions (documented in ingest/README.md):
  * - 7–9 fractional digits are TRUNCATED to microseconds, never rounded: PostgreSQL timestamps
