@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the api's build stamp (served by GET /v1/version) from the git checkout it runs in.
 # Usage: api/scripts/stamp-version.sh [output-file]   (default: api/build-info.json)
-# deployed_at is human-readable text on purpose (spec "Version stamp": not ISO 8601).
+# deployed_at is human-readable text on purpose (docs/public-data-api-v1.md, "Version stamp": not ISO 8601).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${1:-"$here/../build-info.json"}

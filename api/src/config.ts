@@ -61,9 +61,9 @@ export interface Config {
   /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */
   readonly reopenCheckMs: number;
   /**
-   * filter[updated_since] is widened by this much (DESIGN.md §6): partner clock skew and a change
-   * time handed out just before a commit. The contract documents 60 s; tests of the guarantee
-   * shrink it so a missed change would stay missed.
+   * filter[updated_since] is widened by this much (docs/architecture.md#change-time-and-updated_since):
+   * partner clock skew and a change time handed out just before a commit. The contract documents
+   * 60 s; tests of the guarantee shrink it so a missed change would stay missed.
    */
   readonly updatedSinceOverlapMs: number;
   /** Health reports projections `degraded` when ingest's last batch is older; undefined = not judged. */

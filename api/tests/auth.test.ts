@@ -7,7 +7,7 @@ import { expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';
 import { bearer, testApp, testConfig } from './support/test-app.ts';
 
-// Authentication and scoping (spec "Authentication", DESIGN.md §4 and §7).
+// Authentication and scoping (docs/public-data-api-v1.md, "Authentication"; api/README.md, "Errors").
 
 let f: Fixture;
 let app: FastifyInstance;

@@ -7,7 +7,8 @@ import { expectConforms, expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, TEST_BASE_URL, testApp } from './support/test-app.ts';
 
-// Every endpoint answers with exactly the spec's shapes, validated against the contract.
+// Every endpoint answers with exactly the shapes of docs/public-data-api-v1.md, validated against
+// the contract (openapi.yaml).
 
 let f: Fixture;
 let app: FastifyInstance;

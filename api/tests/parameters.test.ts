@@ -5,8 +5,8 @@ import { expectConforms, expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, TEST_CURSOR_SECRET, testApp } from './support/test-app.ts';
 
-// Collection parameter rules (DESIGN.md §4) and the hostile-input list of issue #4: every bad
-// request gets a documented problem document naming its parameter, never a 500.
+// Collection parameter rules (api/README.md, "Decisions where the spec is silent") and hostile
+// input: every bad request gets a documented problem document naming its parameter, never a 500.
 
 let f: Fixture;
 let app: FastifyInstance;

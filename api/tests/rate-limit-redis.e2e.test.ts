@@ -10,7 +10,7 @@ import { freePort } from './support/free-port.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
- * One budget shared across api processes (spec "Limits", issue #4 item 5) with a REAL Redis: a
+ * One budget shared across api processes (docs/public-data-api-v1.md, "Limits") with a REAL Redis: a
  * redis-server (Debian package `redis-server`) started here on a free port with its own temp dir,
  * two app instances pointed at it. Then Redis is stopped (requests still answered, limited per
  * process) and started again (budgets shared again).

@@ -4,7 +4,7 @@ import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
- * Rate limiting through the whole app (issue #4 item 5, spec "Limits"): the RateLimit-* headers on
+ * Rate limiting through the whole app (docs/public-data-api-v1.md, "Limits"): the RateLimit-* headers on
  * every kind of answer, 429 rate_limit_exceeded with Retry-After, one budget per key shared by
  * routes, companies and concurrent workers, per client IP without a known key.
  */

@@ -10,8 +10,9 @@ import {
 } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
-// Tenant isolation (spec "Collection rules" 6, DESIGN.md §5/§7): two companies, every endpoint,
-// every id of the other company → 404 exactly like a missing id; lists never show the other's rows.
+// Tenant isolation (docs/public-data-api-v1.md "Collection rules" 6, docs/architecture.md#guarantees):
+// two companies, every endpoint, every id of the other company → 404 exactly like a missing id;
+// lists never show the other's rows.
 
 let f: Fixture;
 let app: FastifyInstance;

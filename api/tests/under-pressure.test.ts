@@ -5,9 +5,10 @@ import { createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
- * Overload shedding (issue #4 item 6): with the heap threshold forced below any real heap, every
- * request is answered 503 service_unavailable with Retry-After, as a problem document carrying the
- * RateLimit-* headers like every answer; with the default thresholds nothing is shed.
+ * Overload shedding (api/README.md, "Rate limiting and overload"): with the heap threshold forced
+ * below any real heap, every request is answered 503 service_unavailable with Retry-After, as a
+ * problem document carrying the RateLimit-* headers like every answer; with the default thresholds
+ * nothing is shed.
  */
 
 let f: Fixture;

@@ -9,8 +9,9 @@ import { COMPANY, uuid } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 // filter[updated_since] compares with the projection change time (assigned in commit order by
-// the single writer), widened by a 60 s overlap (DESIGN.md §6). A change to an embedded relation
-// counts as a change of its parent, so incremental sync with include never misses it.
+// the single writer), widened by a 60 s overlap (docs/architecture.md#change-time-and-updated_since).
+// A change to an embedded relation counts as a change of its parent, so incremental sync with
+// include never misses it.
 
 const KEY = 'svc_pk_incrementalincremental01';
 const T1 = Date.parse('2026-03-01T10:00:00Z');

@@ -5,8 +5,8 @@ import type { Credential } from './credential.ts';
 
 /**
  * Turns a resolved credential into the tenant of a request, or the documented refusal
- * (DESIGN.md §4, spec "Authentication"): 401 for no/bad/expired/revoked keys, company selection
- * for multi-company keys, 403 for a missing scope.
+ * (docs/public-data-api-v1.md, "Authentication"; api/README.md, "Errors"): 401 for
+ * no/bad/expired/revoked keys, company selection for multi-company keys, 403 for a missing scope.
  */
 
 export interface Tenant {
@@ -62,7 +62,7 @@ function selectCompany(
 ): CompanyRecord {
   let companyId: string | undefined;
   if (key.companyIds.length === 1) {
-    // Single-company keys ignore X-Service-Company (spec "Authentication" 5).
+    // Single-company keys ignore X-Service-Company (docs/public-data-api-v1.md, "Authentication" 5).
     companyId = key.companyIds[0];
   } else if (key.companyIds.length > 1) {
     if (header === undefined || header === '') {

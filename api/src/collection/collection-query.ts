@@ -29,9 +29,10 @@ export interface CollectionQuery {
 }
 
 /**
- * `overlapMs` widens filter[updated_since] (DESIGN.md §6, API_UPDATED_SINCE_OVERLAP_MS, 60 s by
- * default): it covers clock skew between the partner and us and a change time assigned just before
- * a commit that became visible after the partner's run started. Duplicates are allowed, misses not.
+ * `overlapMs` widens filter[updated_since] (docs/decisions/0004-change-time-for-updated-since.md;
+ * API_UPDATED_SINCE_OVERLAP_MS, 60 s by default): it covers clock skew between the partner and us
+ * and a change time assigned just before a commit that became visible after the partner's run
+ * started. Duplicates are allowed, misses not.
  */
 export function parseCollectionQuery(
   query: Record<string, unknown>,

@@ -8,7 +8,8 @@ import { selectMembers } from './members.ts';
 
 /**
  * An item endpoint: `{ data }` from the tenant's own company file only, so a record of another
- * company is simply not there — 404 exactly like a missing one (spec "Collection rules" 6).
+ * company is simply not there — 404 exactly like a missing one (docs/public-data-api-v1.md,
+ * "Collection rules" 6).
  */
 export function itemHandler(
   app: FastifyInstance,

@@ -1,5 +1,5 @@
 /**
- * Absolute page URLs from the configured public base URL (DESIGN.md §4: right behind a proxy),
+ * Absolute page URLs from the configured public base URL (right behind a proxy; api/README.md),
  * carrying every parameter the next request needs; clients follow them without rebuilding.
  */
 

@@ -2,7 +2,7 @@ import { SORT_COLUMNS, type SortColumn, type SortKey } from '@pda/projections';
 import { invalidParameter } from '../http/api-error.ts';
 
 /**
- * `sort` (DESIGN.md §4): comma-separated fields of id, name, created_at, updated_at; a leading `-`
+ * `sort` (api/README.md): comma-separated fields of id, name, created_at, updated_at; a leading `-`
  * means descending. `id` closes the order (with the direction of the last listed field, so
  * `-name` walks the (name, id) index backwards); fields after `id` and repeats change nothing and
  * are dropped. `canonical` is what a cursor binds, so `name` and `name,id` are the same query.

@@ -1,5 +1,5 @@
 /**
- * The catalogue of error codes (DESIGN.md §4) and the one error type handlers throw. The error
+ * The catalogue of error codes (api/README.md, "Errors") and the one error type handlers throw. The error
  * handler turns every ApiError into an RFC 9457 problem document; anything else becomes
  * internal_error without internals.
  */

@@ -18,7 +18,9 @@ declare module 'fastify' {
 
 /**
  * Resolve in onRequest without throwing (rate limiting meters by key and its headers land on 401s
- * too, notes/api-facts.md); refuse in preValidation, before the query is even validated.
+ * too: @fastify/rate-limit's hook runs after global onRequest hooks, so a 401 thrown there would carry
+ * no headers; api/README.md, "Rate limiting and overload"); refuse in preValidation, before the
+ * query is even validated.
  */
 export default fp(
   async (app) => {

@@ -7,7 +7,7 @@ import { sendProblem, setStandardHeaders } from '../http/send-problem.ts';
 import { toApiError } from '../http/to-api-error.ts';
 
 /**
- * Every answer that is not a success is a problem document (DESIGN.md §4): the error handler, the
+ * Every answer that is not a success is a problem document (api/README.md, "Errors"): the error handler, the
  * not-found handler (404 for unknown paths, 405 + Allow for a wrong method on a known path) and
  * the check for query strings that are not valid percent-encoded UTF-8.
  */

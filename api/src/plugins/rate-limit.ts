@@ -9,8 +9,9 @@ import { connectRateLimitRedis } from '../rate-limit/redis-client.ts';
 import { sharedStore } from '../rate-limit/shared-store.ts';
 
 /**
- * Rate limiting (spec "Limits", DESIGN.md §4, api/README.md, "Rate limiting and overload"): ONE budget per API key
- * (per client IP without a known key), `API_RATE_LIMIT_MAX` requests per `API_RATE_LIMIT_WINDOW_MS`,
+ * Rate limiting (docs/public-data-api-v1.md "Limits"; api/README.md, "Rate limiting and overload";
+ * docs/decisions/0005-rate-limit-store.md): ONE budget per API key (per client IP without a known
+ * key), `API_RATE_LIMIT_MAX` requests per `API_RATE_LIMIT_WINDOW_MS`,
  * with RateLimit-Limit/-Remaining/-Reset (IETF draft names) on every response and a 429
  * `rate_limit_exceeded` problem with Retry-After.
  *

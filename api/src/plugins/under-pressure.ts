@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { overloadAnswer, sheddingLog } from '../rate-limit/overload-answer.ts';
 
 /**
- * Sheds load before it turns into timeouts (DESIGN.md §4, issue #4 item 6): when the event loop
+ * Sheds load before it turns into timeouts (api/README.md, "Rate limiting and overload"): when the event loop
  * lags beyond API_MAX_EVENT_LOOP_DELAY_MS or the heap grows beyond API_MAX_HEAP_USED_BYTES (0 turns
  * a check off), requests are answered 503 `service_unavailable` with Retry-After.
  *

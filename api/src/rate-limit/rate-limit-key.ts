@@ -2,7 +2,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 
 /**
- * The budget a request is metered against (spec "Limits", DESIGN.md §4): one budget per API key,
+ * The budget a request is metered against (docs/public-data-api-v1.md, "Limits"): one budget per API key,
  * shared by every route and by concurrent workers on that key; per client IP for health, version
  * and every request that presents no known key (missing, malformed, unknown), unknown paths and
  * malformed URLs included.

@@ -4,7 +4,7 @@ import { type WindowCount, WindowCounter } from './window-counter.ts';
 
 /**
  * A store for @fastify/rate-limit that keeps one budget per key in Redis, shared by every api
- * process (spec "Limits": concurrent workers on one key share one budget, wherever they land).
+ * process (docs/public-data-api-v1.md, "Limits": concurrent workers on one key share one budget).
  *
  * When Redis fails (down, unreachable, slower than the command timeout) the request is metered by
  * an in-process window instead: the api keeps answering and keeps limiting, each process with its

@@ -3,13 +3,13 @@ import type { PageTable, PageTableRows, ReadHandle } from '@pda/projections';
 /**
  * How one exported resource maps onto its projection table: the member names `fields[<name>]`
  * accepts, the relations `include` accepts (each with the extra scope it needs), and how rows
- * become the spec's JSON shapes. Member order follows the spec's tables.
+ * become the contract's JSON shapes. Member order follows the tables of docs/public-data-api-v1.md.
  */
 
 export type Json = Record<string, unknown>;
 
 export interface Relation {
-  /** Scope needed on top of the resource's own (DESIGN.md §4: an included resource needs its scope). */
+  /** Scope needed on top of the resource's own (an included resource needs its scope: api/README.md). */
   readonly scope: string | undefined;
 }
 

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { contractRoute } from '../http/contract-route.ts';
 
 /**
- * GET /v1/reference/scopes: the complete scope vocabulary (spec "Scope entry"). Unpaginated.
+ * GET /v1/reference/scopes: the complete scope vocabulary (docs/public-data-api-v1.md, "Scope
+ * entry"). Unpaginated.
  * `domain` groups scopes for display: sites on their own, the priced catalogue together.
  * The key CLI (@pda/ops/scopes) holds the same list; a test keeps the two equal without making
  * the api deployable depend on the ops tooling.

@@ -5,7 +5,8 @@ import { contractRoute } from '../http/contract-route.ts';
 /**
  * GET /v1/version: the build stamp written by api/scripts/stamp-version.sh into the build-info
  * file (API_BUILD_INFO_FILE). Read once at start-up; a missing or unreadable file (a build made
- * outside the deploy script) gives nulls, which the spec calls a valid answer.
+ * outside the deploy script) gives nulls, which the contract calls a valid answer
+ * (docs/public-data-api-v1.md, "Version stamp").
  */
 
 interface VersionStamp {
