@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects, named by what a test needs (notes/style.md):
+// Two projects, named by what a test needs (docs/architecture.md#code-conventions):
 // - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
 // - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack.
 const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];

@@ -1,7 +1,7 @@
 /**
- * api list benchmark (NOT a test; issue #4: "a list page of 50 at page 1 and page 20,000 of a
- * 1,000,000-site company, and an item read"; targets p99 < 10 ms, page 20,000 as fast as page 1,
- * ≥ 5,000 req/s on this 2-core machine).
+ * api list benchmark (NOT a test; docs/architecture.md#performance-targets): a list page of 50 at
+ * page 1 and page 20,000 of a 1,000,000-site company, and an item read; targets p99 < 10 ms,
+ * page 20,000 as fast as page 1, ≥ 5,000 req/s on this 2-core machine.
  *
  *   pnpm --filter @pda/bench exec node api-list.ts [--sites 1000000] [--page 20000] [--limit 50]
  *     [--connections 10] [--duration 10] [--warmup 3] [--rate 1000] [--no-pg]

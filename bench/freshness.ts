@@ -1,6 +1,6 @@
 /**
- * Freshness benchmark (NOT a test; DESIGN.md §8: p99 from PostgreSQL commit to visible in the API
- * < 1 s at 1,000 changes/s).
+ * Freshness benchmark (NOT a test; docs/architecture.md#performance-targets: p99 from PostgreSQL
+ * commit to visible in the API at 1,000 changes/s).
  *
  *   bash ops/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]

@@ -1,5 +1,6 @@
 /**
- * Ingest throughput benchmark (NOT a test; DESIGN.md §8 target: ≥ 50,000 events/s applied on 2 cores).
+ * Ingest throughput benchmark (NOT a test; target ≥ 50,000 events/s applied on 2 cores:
+ * docs/architecture.md#performance-targets).
  *
  *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
  *

@@ -1,4 +1,5 @@
-// The incremental-sync guarantee (DESIGN.md §6), proven against the real pipeline:
+// The incremental-sync guarantee (docs/architecture.md#change-time-and-updated_since), proven
+// against the real pipeline:
 // PostgreSQL → Debezium → Kafka → ingest → SQLite → api.
 //
 // A partner follows the documented procedure over and over while a writer keeps changing the

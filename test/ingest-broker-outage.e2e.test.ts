@@ -1,7 +1,7 @@
 // The broker goes away under a running ingest process and comes back: the same process reconnects
-// by itself (kafkajs retry with backoff, issue #3 "backoff and reconnect when the broker goes
-// away"), stays alive meanwhile, and every event written before and after the outage ends up in the
-// projection, with the group's offsets at the end of the topics.
+// by itself (kafkajs retry with backoff: ingest/README.md, "Delivery, failures, shutdown"), stays
+// alive meanwhile, and every event written before and after the outage ends up in the projection,
+// with the group's offsets at the end of the topics.
 //
 // The broker is killed with SIGKILL (no clean shutdown) and restarted with `stack.sh up`, which also
 // checks that Kafka Connect and the Debezium connector run again for the e2e files after this one.

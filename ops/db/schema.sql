@@ -1,7 +1,7 @@
 -- The vendor's operational database: a realistic copy of the tables the read side captures.
 -- Applied by `ops/stack/stack.sh up` (idempotent: every statement is IF NOT EXISTS / OR REPLACE).
 --
--- Conventions (see issue #2 and shared/DESIGN.md §5):
+-- Conventions (how they look once projected: projections/README.md, "Conventions (every file)"):
 -- * ids are uuid (exported as strings); every tenant table has company_id, created_at, updated_at;
 -- * created_at/updated_at are maintained by the database (defaults + the touch_updated_at trigger);
 -- * money is numeric(12,2) + an ISO 4217 currency char(3); timestamps are timestamptz;

@@ -1,6 +1,7 @@
-// The scope vocabulary of the Public Data API v1 (spec "Scope entry"): the one list shared by the
-// key CLI (which refuses unknown scopes) and the api (`/v1/reference/scopes`, per-endpoint checks).
-// Keys are issued outside the public API, so there is deliberately no `api-keys` scope (spec §auth 2).
+// The scope vocabulary of the Public Data API v1 (docs/public-data-api-v1.md, "Scope entry"): the
+// one list shared by the key CLI (which refuses unknown scopes) and the api (`/v1/reference/scopes`,
+// per-endpoint checks). Keys are issued outside the public API, so there is deliberately no
+// `api-keys` scope (docs/public-data-api-v1.md, "Authentication" 2).
 
 export interface ScopeEntry {
   /** `{resource}:{ability}` */

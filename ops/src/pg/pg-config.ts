@@ -1,6 +1,6 @@
 import type { ClientConfig } from 'pg';
 
-// The operational PostgreSQL is reached through the shared PDA_PG_* names (common brief);
+// The operational PostgreSQL is reached through the shared PDA_PG_* names (ops/README.md);
 // `ops/stack/stack.sh up` writes them to .stack/env. Defaults are the native stack's.
 export function pgConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClientConfig {
   const port = Number(env.PDA_PG_PORT ?? '55432');

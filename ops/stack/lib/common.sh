@@ -38,7 +38,8 @@ CONNECT_PLUGINS="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/plugins"
 
 log() { printf 'stack: %s\n' "$*" >&2; }
 
-# One clear line, non-zero exit: the brief's rule for every bad configuration.
+# One clear line, non-zero exit: the repo's rule for every bad configuration
+# (docs/architecture.md#configuration).
 die() {
   printf 'stack: error: %s\n' "$*" >&2
   exit 1
