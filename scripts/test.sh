@@ -33,6 +33,7 @@ trap stop_stack EXIT
 
 echo "== lint and type-check"
 pnpm exec biome check .
+bash scripts/lib/check-doc-pointers.sh
 pnpm -r --workspace-concurrency=2 typecheck
 
 echo "== unit tests"
