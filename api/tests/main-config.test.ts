@@ -27,7 +27,7 @@ describe('api main.ts with a bad configuration', () => {
       API_PORT: '0',
       API_PROT: '1',
     });
-    expect(code).toBe(2);
+    expect(code, stderr).toBe(2);
     expect(stderr).toBe('api: invalid api configuration: API_PROT: unknown setting\n');
   });
 });

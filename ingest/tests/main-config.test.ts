@@ -27,13 +27,13 @@ describe('ingest main.ts with a bad configuration', () => {
       INGEST_ADMIN_PORT: '0',
       INGEST_KAFKA_BROKRES: 'x',
     });
-    expect(code).toBe(2);
+    expect(code, stderr).toBe(2);
     expect(stderr).toBe('invalid ingest configuration: INGEST_KAFKA_BROKRES: unknown setting\n');
   });
 
   it('names every bad variable on the same line', async () => {
     const { code, stderr } = await runMain({ INGEST_DATA_DIR: '/nonexistent', INGEST_ADMIN_PROT: '1' });
-    expect(code).toBe(2);
+    expect(code, stderr).toBe(2);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/INGEST_KAFKA_BROKERS: .*INGEST_ADMIN_PROT: unknown setting/);
   });
