@@ -6,7 +6,7 @@ import { buildApp } from '../src/app.ts';
 import { CONTRACT_FILE, loadContract } from '../src/contract/load-contract.ts';
 import { testConfig } from './support/test-app.ts';
 
-// Spec "Versioning" 2: routes and contract operations must match one to one.
+// docs/public-data-api-v1.md, "Versioning" 2: routes and contract operations must match one to one.
 const dir = mkdtempSync(join(tmpdir(), 'pda-inventory-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -65,7 +65,10 @@ export function parseCollectionQuery(
   };
 }
 
-/** The spec clamps rather than rejects: above 200 → 200, below 1 → 1; not an integer → 400. */
+/**
+ * The contract (docs/public-data-api-v1.md, "Limits") clamps rather than rejects: above 200 → 200,
+ * below 1 → 1; not an integer → 400.
+ */
 export function clampLimit(value: unknown): number {
   if (value === undefined) return 50;
   if (typeof value !== 'number' || !Number.isInteger(value))

@@ -35,7 +35,10 @@ export function parseFields(value: string | undefined, resource: Resource): Read
   return new Set(names);
 }
 
-/** Keeps `id`, the listed members and every included relation (spec: fields never drops an include). */
+/**
+ * Keeps `id`, the listed members and every included relation (fields never drops an include:
+ * docs/public-data-api-v1.md, "Collection query parameters").
+ */
 export function selectMembers(
   json: Json,
   fields: ReadonlySet<string> | null,

@@ -2,10 +2,10 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Contract } from './load-contract.ts';
 
 /**
- * Spec "Versioning" 2: a route that exists in the service but not in the contract (or the reverse)
- * fails. Routes are collected as they are added (onRoute) and compared with the contract's
- * operations when the app becomes ready; a mismatch stops the app from starting, and a unit test
- * checks the same inventory.
+ * docs/public-data-api-v1.md, "Versioning" 2: a route that exists in the service but not in the
+ * contract (or the reverse) fails. Routes are collected as they are added (onRoute) and compared
+ * with the contract's operations when the app becomes ready; a mismatch stops the app from
+ * starting, and a unit test checks the same inventory.
  */
 
 export interface RouteEntry {
