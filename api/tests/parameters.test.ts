@@ -219,6 +219,35 @@ describe('cursor', () => {
     expect(Object.keys(response.json().data[0])).toEqual(['id', 'name', 'contacts']);
   });
 
+  // The contract's pattern and length bounds are Ajv's to check, but a cursor the api cannot use is
+  // invalid_cursor whatever the reason, never invalid_parameter (a client then restarts its walk).
+  test.each([
+    ['without a dot', 'abcdef'],
+    ['with characters outside base64url', 'ab+c.de/f'],
+    ['empty', ''],
+    ['longer than 4096 characters', `${'a'.repeat(5000)}.b`],
+    ['not valid percent-encoded UTF-8', '%FF.%FE'],
+  ])('a cursor %s → 400 invalid_cursor naming cursor', async (_name, cursor) => {
+    const response = await expectInvalid(
+      `/v1/sites?cursor=${cursor}`,
+      'cursor',
+      'listSites',
+      'invalid_cursor',
+    );
+    expect(response.json().errors).toHaveLength(1);
+  });
+
+  test('a repeated cursor → 400 invalid_cursor; another bad parameter with it → invalid_parameter', async () => {
+    const cursor = await nextCursor('/v1/sites?limit=1');
+    await expectInvalid(
+      `/v1/sites?cursor=${cursor}&cursor=${cursor}`,
+      'cursor',
+      'listSites',
+      'invalid_cursor',
+    );
+    await expectInvalid(`/v1/sites?limit=x&cursor=${cursor}`, 'limit');
+  });
+
   test('a cursor signed for another sort length is refused even with a valid signature', async () => {
     const cursor = signCursor(
       TEST_CURSOR_SECRET,
@@ -243,7 +272,6 @@ describe('hostile input never gives a 500', () => {
       'listSites',
     ],
     [`/v1/sites?sort=${'name,'.repeat(2000)}id`, 'sort', 'listSites'],
-    [`/v1/sites?cursor=${'a'.repeat(5000)}.b`, 'cursor', 'listSites'],
     [`/v1/sites?fields[sites]=${'name,'.repeat(500)}id`, 'fields[sites]', 'listSites'],
     ["/v1/sites/1'%20OR%20'1'='1", 'siteId', 'getSite'],
     ['/v1/sites/%3Cscript%3E', 'siteId', 'getSite'],

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { KeysetPosition } from '@pda/projections';
-import { invalidCursor } from '../http/api-error.ts';
+import { CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
 
 /**
  * Opaque page cursors (AIP-158: bound to the query, unforgeable): base64url(JSON payload) + '.' +
@@ -55,7 +55,7 @@ export function verifyCursor(
   const signature = Buffer.from(dot > 0 ? token.slice(dot + 1) : '', 'base64url');
   const wanted = mac(secret, body);
   if (body === '' || signature.length !== wanted.length || !timingSafeEqual(signature, wanted)) {
-    throw invalidCursor('The cursor is not valid: use links.next or links.prev exactly as returned.');
+    throw invalidCursor(CURSOR_DETAIL);
   }
   const payload = parse(body);
   if (
@@ -95,5 +95,5 @@ function parse(body: string): Payload {
   } catch {
     // fall through
   }
-  throw invalidCursor('The cursor is not valid: use links.next or links.prev exactly as returned.');
+  throw invalidCursor(CURSOR_DETAIL);
 }

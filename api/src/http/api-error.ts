@@ -52,7 +52,12 @@ export class ApiError extends Error {
   }
 }
 
+/** The detail of a cursor that was not issued by this api as sent. */
+export const CURSOR_DETAIL = 'The cursor is not valid: use links.next or links.prev exactly as returned.';
+
+/** A refused parameter; a refused `cursor` is always invalid_cursor (api/README.md, "Errors"). */
 export function invalidParameter(parameter: string, detail: string): ApiError {
+  if (parameter === 'cursor') return invalidCursor(detail);
   return new ApiError('invalid_parameter', `Parameter ${parameter}: ${detail}`, {
     errors: [{ parameter, detail }],
   });

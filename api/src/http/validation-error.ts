@@ -1,8 +1,10 @@
-import { ApiError, type ParameterError } from './api-error.ts';
+import { ApiError, CURSOR_DETAIL, type ParameterError } from './api-error.ts';
 
 /**
  * Maps a Fastify schema-validation failure (Ajv errors on the querystring, params or headers taken
- * from the contract) to 400 invalid_parameter naming each offending parameter.
+ * from the contract) to 400 invalid_parameter naming each offending parameter — or to
+ * invalid_cursor when the cursor is the only offender: a cursor the api cannot use is
+ * `invalid_cursor` whatever the reason (api/README.md, "Errors"), so a client restarts its walk.
  */
 
 interface AjvError {
@@ -12,12 +14,16 @@ interface AjvError {
   params?: Record<string, unknown>;
 }
 
+const CURSOR = 'cursor';
 const HEADER_NAMES: Readonly<Record<string, string>> = { 'x-service-company': 'X-Service-Company' };
 
 export function validationError(validation: readonly AjvError[], context: string | undefined): ApiError {
   const errors = validation.map((entry) => parameterError(entry, context));
-  const names = [...new Set(errors.map((entry) => entry.parameter))].join(', ');
-  return new ApiError('invalid_parameter', `Invalid parameter: ${names}.`, { errors });
+  const names = [...new Set(errors.map((entry) => entry.parameter))];
+  if (names.length === 1 && names[0] === CURSOR) {
+    return new ApiError('invalid_cursor', CURSOR_DETAIL, { errors });
+  }
+  return new ApiError('invalid_parameter', `Invalid parameter: ${names.join(', ')}.`, { errors });
 }
 
 function parameterError(entry: AjvError, context: string | undefined): ParameterError {
