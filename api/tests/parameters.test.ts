@@ -82,6 +82,19 @@ describe('sort', () => {
   ])('sort=%j → 400 invalid_parameter naming sort', async (sort) => {
     await expectInvalid(`/v1/sites?sort=${encodeURIComponent(sort)}`, 'sort');
   });
+
+  // A field named twice is redundant or contradicts itself: refused rather than half-honoured.
+  test.each(['name,name', 'name,-name', '-updated_at,name,updated_at', 'id,id', 'name,id,name'])(
+    'sort=%j (a field named twice) → 400 invalid_parameter naming sort',
+    async (sort) => {
+      const response = await expectInvalid(`/v1/sites?sort=${encodeURIComponent(sort)}`, 'sort');
+      expect(response.json().errors[0].detail).toMatch(/named more than once/);
+    },
+  );
+
+  test('fields after id are still ignored', async () => {
+    expect(ids((await get('/v1/sites?sort=-id,name')).json())).toEqual([...f.ids.A.sites].reverse());
+  });
 });
 
 describe('include', () => {

@@ -4,8 +4,10 @@ import { invalidParameter } from '../http/api-error.ts';
 /**
  * `sort` (api/README.md): comma-separated fields of id, name, created_at, updated_at; a leading `-`
  * means descending. `id` closes the order (with the direction of the last listed field, so
- * `-name` walks the (name, id) index backwards); fields after `id` and repeats change nothing and
- * are dropped. `canonical` is what a cursor binds, so `name` and `name,id` are the same query.
+ * `-name` walks the (name, id) index backwards); fields after `id` change nothing and are dropped.
+ * A field named twice (`name,name`, `name,-name`) is refused: the second mention is either
+ * redundant or contradicts the first, and a client that sent it meant something we would ignore.
+ * `canonical` is what a cursor binds, so `name` and `name,id` are the same query.
  */
 
 export interface ParsedSort {
@@ -18,6 +20,7 @@ const DEFAULT_SORT: ParsedSort = { keys: [{ column: 'id', descending: false }], 
 export function parseSort(value: string | undefined): ParsedSort {
   if (value === undefined) return DEFAULT_SORT;
   const keys: SortKey[] = [];
+  const named = new Set<SortColumn>();
   for (const part of value.split(',')) {
     const descending = part.startsWith('-');
     const column = descending ? part.slice(1) : part;
@@ -27,9 +30,9 @@ export function parseSort(value: string | undefined): ParsedSort {
         `unknown sort field ${JSON.stringify(column.slice(0, 50))}; allowed: ${SORT_COLUMNS.join(', ')}`,
       );
     }
-    if (keys.some((key) => key.column === column)) continue;
-    keys.push({ column, descending });
-    if (column === 'id') break;
+    if (named.has(column)) throw invalidParameter('sort', `sort field ${column} is named more than once`);
+    named.add(column);
+    if (keys.at(-1)?.column !== 'id') keys.push({ column, descending });
   }
   const last = keys[keys.length - 1]!;
   if (last.column !== 'id') keys.push({ column: 'id', descending: last.descending });
