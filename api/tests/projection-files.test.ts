@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { companyPath, controlPath, openWriter } from '@pda/projections';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { afterEach, describe, expect, test } from 'vitest';
+import { ProjectionFiles } from '../src/projections/projection-files.ts';
 import { expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
@@ -70,6 +71,24 @@ describe('handle LRU', () => {
       }
     }
     await app.close();
+  });
+});
+
+describe('ProjectionFiles', () => {
+  test('the least recently used company handle is closed when evicted; close() closes the rest', () => {
+    const f = fixture();
+    const files = new ProjectionFiles(f.dataDir, { maxOpenCompanies: 1, reopenCheckMs: 0, now: Date.now });
+    const a = files.company(COMPANY.A);
+    expect(files.company(COMPANY.A)).toBe(a);
+    const b = files.company(COMPANY.B);
+    expect(a.db.open).toBe(false);
+    expect(b.db.open).toBe(true);
+    expect(files.company(COMPANY.A)).not.toBe(a);
+    expect(b.db.open).toBe(false);
+    const again = files.company(COMPANY.A);
+    files.close();
+    expect(again.db.open).toBe(false);
+    expect(files.openCompanyCount).toBe(0);
   });
 });
 

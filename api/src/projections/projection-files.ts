@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlPath, openCompanyReader, openControlReader, ReadHandle } from '@pda/projections';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Read-only handles on the projection files: control.sqlite plus a bounded LRU of company files
@@ -26,14 +27,18 @@ export class ProjectionFiles {
   readonly #dataDir: string;
   readonly #options: ProjectionFilesOptions;
   #control: ReadHandle | undefined;
-  /** Insertion order = recency: a hit is moved to the end, the first entry is evicted. */
-  readonly #companies = new Map<string, ReadHandle>();
+  /** Evicting, deleting or clearing a handle closes it (`dispose`). */
+  readonly #companies: LRUCache<string, ReadHandle>;
   #identity: string | undefined;
   #checkedAt = Number.NEGATIVE_INFINITY;
 
   constructor(dataDir: string, options: ProjectionFilesOptions) {
     this.#dataDir = dataDir;
     this.#options = options;
+    this.#companies = new LRUCache({
+      max: options.maxOpenCompanies,
+      dispose: (handle) => handle.close(),
+    });
   }
 
   /** Throws ProjectionError (not found, version not understood). */
@@ -47,18 +52,9 @@ export class ProjectionFiles {
   company(companyId: string): ReadHandle {
     this.#checkSwap();
     const cached = this.#companies.get(companyId);
-    if (cached) {
-      this.#companies.delete(companyId);
-      this.#companies.set(companyId, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const handle = new ReadHandle(openCompanyReader(this.#dataDir, companyId));
     this.#companies.set(companyId, handle);
-    if (this.#companies.size > this.#options.maxOpenCompanies) {
-      const [oldestId, oldest] = this.#companies.entries().next().value as [string, ReadHandle];
-      this.#companies.delete(oldestId);
-      oldest.close();
-    }
     return handle;
   }
 
@@ -69,7 +65,6 @@ export class ProjectionFiles {
   close(): void {
     this.#control?.close();
     this.#control = undefined;
-    for (const handle of this.#companies.values()) handle.close();
     this.#companies.clear();
   }
 

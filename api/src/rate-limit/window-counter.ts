@@ -1,7 +1,11 @@
+import { LRUCache } from 'lru-cache';
+
 /**
- * An in-process fixed-window counter, bounded in memory: the fallback budget while Redis is
- * unreachable (shared-store.ts). Same semantics as the library's local store and as the Redis
- * script: the window opens at the first request of a key and lasts `windowMs`.
+ * An in-process fixed-window counter, bounded in memory: the in-process budget (local-store.ts)
+ * and the fallback while Redis is unreachable (shared-store.ts). Same semantics as the library's
+ * local store and as the Redis script: the window opens at the first request of a key and lasts
+ * `windowMs`. At most `maxKeys` keys are kept; the least recently counted one is evicted and
+ * starts a fresh window if it comes back.
  */
 
 export interface WindowCount {
@@ -17,15 +21,11 @@ interface Entry {
 }
 
 export class WindowCounter {
-  // A Map iterates in insertion order: re-inserting on every hit makes the first entry the least
-  // recently used one, evicted when the bound is reached (an evicted key starts a fresh window).
-  readonly #entries = new Map<string, Entry>();
-
-  readonly #maxKeys: number;
+  readonly #entries: LRUCache<string, Entry>;
   readonly #now: () => number;
 
   constructor(maxKeys: number, now: () => number = Date.now) {
-    this.#maxKeys = maxKeys;
+    this.#entries = new LRUCache({ max: maxKeys });
     this.#now = now;
   }
 
@@ -34,19 +34,15 @@ export class WindowCounter {
     let entry = this.#entries.get(key);
     if (entry === undefined || entry.startMs + windowMs <= nowMs) {
       entry = { count: 0, startMs: nowMs };
+      this.#entries.set(key, entry);
     }
     entry.count += 1;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    if (this.#entries.size > this.#maxKeys) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     return { current: entry.count, ttl: entry.startMs + windowMs - nowMs };
   }
 
+  /** A read is not a use: it does not make the key more recent. */
   read(key: string, windowMs: number): WindowCount {
-    const entry = this.#entries.get(key);
+    const entry = this.#entries.peek(key);
     const nowMs = this.#now();
     if (entry === undefined || entry.startMs + windowMs <= nowMs) return { current: 0, ttl: 0 };
     return { current: entry.count, ttl: entry.startMs + windowMs - nowMs };
