@@ -19,3 +19,4 @@ export {
 } from './load.ts';
 export { DecimalType, UuidType, ZONED_TIMESTAMP, ZonedTimestampType } from './logical-types.ts';
 export { CAPTURED_TABLES, type CapturedTable, isCapturedTable } from './tables.ts';
+export * from './registry.ts';

@@ -1,17 +1,10 @@
-// The nine tables Debezium captures (topics pda.public.<table>), one .avsc each in schemas/.
-export const CAPTURED_TABLES = [
-  'companies',
-  'api_keys',
-  'api_key_companies',
-  'sites',
-  'site_contacts',
-  'services',
-  'equipment_categories',
-  'equipment',
-  'consumables',
-] as const;
+// The tables Debezium captures (topics pda.public.<table>), one .avsc each in schemas/: the
+// registry's table list (./registry.ts).
+import { TABLE_NAMES, type TableName } from './registry.ts';
 
-export type CapturedTable = (typeof CAPTURED_TABLES)[number];
+export const CAPTURED_TABLES: readonly TableName[] = TABLE_NAMES;
+
+export type CapturedTable = TableName;
 
 export function isCapturedTable(value: string): value is CapturedTable {
   return (CAPTURED_TABLES as readonly string[]).includes(value);

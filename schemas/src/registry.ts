@@ -1,0 +1,379 @@
+/**
+ * The table registry: the one list of what is captured (Debezium, schemas/<table>.avsc), projected
+ * (per-company SQLite files and control.sqlite) and exported (the api's resources). Everything else
+ * takes its lists from here: the source/tenant table lists (@pda/projections change.ts), the
+ * captured tables (./tables.ts), the projection column lists and row types
+ * (@pda/projections read/tables.ts), the scope vocabulary (api and key CLI), the resources'
+ * `fields`/relations and the testing helpers. What cannot import TypeScript (ops/db/schema.sql,
+ * ops/stack/sql/publication.sql, ops/stack/connector.json, the .avsc files, the SQLite migrations,
+ * api/openapi.yaml) is compared with this registry by schemas/tests/registry-consistency.test.ts.
+ * docs/adding-a-table.md walks through adding a table.
+ *
+ * Data only, no imports: @pda/schemas is the leaf of the workspace (`@pda/schemas/registry`).
+ */
+
+/**
+ * A projected column: its SQLite type (the migrations declare TEXT, INTEGER or REAL, STRICT) and
+ * whether it may be NULL (`?`). Money is TEXT (exact decimal string), timestamps ISO 8601 TEXT.
+ */
+export type ColumnType = 'text' | 'text?' | 'integer' | 'integer?' | 'real' | 'real?';
+
+/** Projected columns in table order (bookkeeping _src_lsn/_changed_us are not listed). */
+export type Columns = Readonly<Record<string, ColumnType>>;
+
+export interface TableDef {
+  /** `tenant`: rows live in the company file of their company_id; `control`: in control.sqlite. */
+  readonly kind: 'tenant' | 'control';
+  /** Primary-key columns in key order (also the Kafka message key). */
+  readonly primaryKey: readonly string[];
+  readonly columns: Columns;
+}
+
+export interface RelationDef {
+  /** The projected table the relation embeds. */
+  readonly table: string;
+  /** Scope needed on top of the resource's own; absent when the resource's scope covers it. */
+  readonly scope?: string;
+}
+
+export interface ResourceDef {
+  /** Projected table the resource pages over (a tenant table). */
+  readonly table: string;
+  /** Collection path; the item path is `${path}/{${itemParam}}`. */
+  readonly path: string;
+  readonly itemParam: string;
+  /** operationIds of the list and item operations in api/openapi.yaml. */
+  readonly operations: { readonly list: string; readonly get: string };
+  /** Scope that grants read access (`{resource}:read`) and its display grouping. */
+  readonly scope: string;
+  readonly domain: string;
+  /** Every member a response may carry, relations included, in the spec's order (`fields[...]`). */
+  readonly fields: readonly string[];
+  /** Fields `sort` accepts (NOT NULL, indexed as (column, id) in the company file). */
+  readonly sort: readonly string[];
+  /** Relations `include` accepts. */
+  readonly relations: Readonly<Record<string, RelationDef>>;
+}
+
+const SORTABLE = ['id', 'name', 'created_at', 'updated_at'] as const;
+
+/** Captured source tables in capture order. */
+export const TABLES = {
+  companies: {
+    kind: 'control',
+    primaryKey: ['id'],
+    columns: { id: 'text', name: 'text', currency: 'text', created_at: 'text', updated_at: 'text' },
+  },
+  api_keys: {
+    kind: 'control',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      name: 'text',
+      prefix: 'text',
+      last_four: 'text',
+      key_sha256: 'text',
+      scopes: 'text',
+      expires_at: 'text?',
+      revokes_at: 'text?',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+  api_key_companies: {
+    kind: 'control',
+    primaryKey: ['api_key_id', 'company_id'],
+    columns: { api_key_id: 'text', company_id: 'text' },
+  },
+  sites: {
+    kind: 'tenant',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      name: 'text',
+      name_for_operators: 'text',
+      site_reference: 'text',
+      client_reference: 'text',
+      client_company_id: 'text',
+      notes: 'text',
+      area: 'real?',
+      address_line1: 'text',
+      address_line2: 'text',
+      city: 'text',
+      region: 'text',
+      postal_code: 'text',
+      country: 'text',
+      latitude: 'real?',
+      longitude: 'real?',
+      coordinates_accuracy: 'text?',
+      geocoded_at: 'text?',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+  site_contacts: {
+    kind: 'tenant',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      site_id: 'text',
+      name: 'text',
+      role: 'text',
+      email: 'text',
+      phone: 'text',
+      phone_type: 'text',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+  services: {
+    kind: 'tenant',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      name: 'text',
+      name_for_operators: 'text',
+      client_description: 'text',
+      color: 'text',
+      client_charge_type: 'text',
+      client_rate_amount: 'text',
+      client_rate_currency: 'text',
+      client_minimum_minutes: 'integer',
+      subcontractor_charge_type: 'text',
+      subcontractor_rate_amount: 'text',
+      subcontractor_rate_currency: 'text',
+      subcontractor_minimum_minutes: 'integer',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+  equipment_categories: {
+    kind: 'tenant',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      name: 'text',
+      group_name: 'text',
+      default_client_rate_amount: 'text',
+      default_client_rate_currency: 'text',
+      default_subcontractor_rate_amount: 'text',
+      default_subcontractor_rate_currency: 'text',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+  equipment: {
+    kind: 'tenant',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      category_id: 'text',
+      name: 'text',
+      name_for_operators: 'text',
+      client_description: 'text',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+  consumables: {
+    kind: 'tenant',
+    primaryKey: ['id'],
+    columns: {
+      id: 'text',
+      name: 'text',
+      name_for_operators: 'text',
+      client_description: 'text',
+      group_name: 'text',
+      default_client_rate_amount: 'text',
+      default_client_rate_currency: 'text',
+      default_subcontractor_rate_amount: 'text',
+      default_subcontractor_rate_currency: 'text',
+      created_at: 'text',
+      updated_at: 'text',
+    },
+  },
+} as const satisfies Readonly<Record<string, TableDef>>;
+
+/**
+ * Exported resources in the order of docs/public-data-api-v1.md (also the order of the scope
+ * vocabulary, `/v1/reference/scopes` and the key CLI).
+ */
+export const RESOURCES = {
+  sites: {
+    table: 'sites',
+    path: '/v1/sites',
+    itemParam: 'siteId',
+    operations: { list: 'listSites', get: 'getSite' },
+    scope: 'sites:read',
+    domain: 'sites',
+    fields: [
+      'id',
+      'name',
+      'name_for_operators',
+      'site_reference',
+      'client_reference',
+      'client_company_id',
+      'notes',
+      'area',
+      'address',
+      'coordinates',
+      'created_at',
+      'updated_at',
+      'contacts',
+    ],
+    sort: SORTABLE,
+    // Contacts are part of a site: sites:read covers them.
+    relations: { contacts: { table: 'site_contacts' } },
+  },
+  services: {
+    table: 'services',
+    path: '/v1/services',
+    itemParam: 'serviceId',
+    operations: { list: 'listServices', get: 'getService' },
+    scope: 'services:read',
+    domain: 'catalogue',
+    fields: [
+      'id',
+      'name',
+      'name_for_operators',
+      'client_description',
+      'color',
+      'client',
+      'subcontractor',
+      'created_at',
+      'updated_at',
+    ],
+    sort: SORTABLE,
+    relations: {},
+  },
+  equipment: {
+    table: 'equipment',
+    path: '/v1/equipment',
+    itemParam: 'equipmentId',
+    operations: { list: 'listEquipment', get: 'getEquipment' },
+    scope: 'equipment:read',
+    domain: 'catalogue',
+    fields: [
+      'id',
+      'name',
+      'name_for_operators',
+      'client_description',
+      'category_id',
+      'category',
+      'created_at',
+      'updated_at',
+    ],
+    sort: SORTABLE,
+    relations: { category: { table: 'equipment_categories', scope: 'equipment-categories:read' } },
+  },
+  'equipment-categories': {
+    table: 'equipment_categories',
+    path: '/v1/equipment-categories',
+    itemParam: 'categoryId',
+    operations: { list: 'listEquipmentCategories', get: 'getEquipmentCategory' },
+    scope: 'equipment-categories:read',
+    domain: 'catalogue',
+    fields: ['id', 'name', 'group', 'default_rates', 'created_at', 'updated_at'],
+    sort: SORTABLE,
+    relations: {},
+  },
+  consumables: {
+    table: 'consumables',
+    path: '/v1/consumables',
+    itemParam: 'consumableId',
+    operations: { list: 'listConsumables', get: 'getConsumable' },
+    scope: 'consumables:read',
+    domain: 'catalogue',
+    fields: [
+      'id',
+      'name',
+      'name_for_operators',
+      'client_description',
+      'group',
+      'default_rates',
+      'created_at',
+      'updated_at',
+    ],
+    sort: SORTABLE,
+    relations: {},
+  },
+} as const satisfies Readonly<Record<string, ResourceDef>>;
+
+// ---- derived names and types ------------------------------------------------------------------
+
+export type TableName = keyof typeof TABLES;
+export type TenantTableName = {
+  [T in TableName]: (typeof TABLES)[T]['kind'] extends 'tenant' ? T : never;
+}[TableName];
+export type ControlTableName = Exclude<TableName, TenantTableName>;
+export type ResourceName = keyof typeof RESOURCES;
+/** Projected tables an exported resource pages over. */
+export type ResourceTableName = (typeof RESOURCES)[ResourceName]['table'];
+
+/** TypeScript value of a column type. */
+export type ColumnValueOf<C extends ColumnType> = C extends `${infer Base}?`
+  ? BaseValue<Base> | null
+  : BaseValue<C>;
+type BaseValue<B extends string> = B extends 'text' ? string : number;
+
+/** The row type of a projected table, derived from its registry columns. */
+export type RowOf<T extends TableName> = {
+  -readonly [C in keyof (typeof TABLES)[T]['columns']]: (typeof TABLES)[T]['columns'][C] extends ColumnType
+    ? ColumnValueOf<(typeof TABLES)[T]['columns'][C]>
+    : never;
+};
+
+/** Column names of a table's row type, in table order. */
+export type ColumnName<T extends TableName> = keyof RowOf<T> & string;
+
+function keysOf<O extends object>(object: O): (keyof O & string)[] {
+  return Object.keys(object) as (keyof O & string)[];
+}
+
+/** Captured source tables in capture order (topics pda.public.<table>, one .avsc each). */
+export const TABLE_NAMES: readonly TableName[] = keysOf(TABLES);
+
+export const TENANT_TABLE_NAMES: readonly TenantTableName[] = TABLE_NAMES.filter(
+  (table): table is TenantTableName => TABLES[table].kind === 'tenant',
+);
+
+export const CONTROL_TABLE_NAMES: readonly ControlTableName[] = TABLE_NAMES.filter(
+  (table): table is ControlTableName => TABLES[table].kind === 'control',
+);
+
+export const RESOURCE_NAMES: readonly ResourceName[] = keysOf(RESOURCES);
+
+/** A table's projected column names in table order. */
+export function columnNames<T extends TableName>(table: T): readonly ColumnName<T>[] {
+  return keysOf(TABLES[table].columns) as ColumnName<T>[];
+}
+
+export interface ScopeEntry {
+  /** `{resource}:{ability}` */
+  readonly scope: string;
+  readonly resource: string;
+  readonly ability: string;
+  /** display grouping */
+  readonly domain: string;
+}
+
+type ScopeOf<R extends ResourceName> = {
+  readonly scope: (typeof RESOURCES)[R]['scope'];
+  readonly resource: R;
+  readonly ability: 'read';
+  readonly domain: (typeof RESOURCES)[R]['domain'];
+};
+
+/**
+ * The scope vocabulary (docs/public-data-api-v1.md, "Scope entry"): one `read` scope per exported
+ * resource, in resource order. Keys are issued outside the public API, so there is deliberately no
+ * `api-keys` scope.
+ */
+export const SCOPES: readonly ScopeOf<ResourceName>[] = RESOURCE_NAMES.map((resource) => ({
+  scope: RESOURCES[resource].scope,
+  resource,
+  ability: 'read',
+  domain: RESOURCES[resource].domain,
+}));
+
+export type Scope = (typeof RESOURCES)[ResourceName]['scope'];
