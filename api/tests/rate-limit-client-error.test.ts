@@ -29,7 +29,9 @@ afterAll(async () => {
   f.cleanup();
 });
 
-function raw(bytes: Buffer): Promise<{ status: number; headers: Map<string, string>; body: string }> {
+function raw(
+  bytes: Buffer,
+): Promise<{ status: number; headers: Map<string, string>; head: string; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
     let out = '';
@@ -46,7 +48,7 @@ function raw(bytes: Buffer): Promise<{ status: number; headers: Map<string, stri
           line.slice(line.indexOf(':') + 1).trim(),
         ]),
       );
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, head, body });
     });
   });
 }
@@ -78,5 +80,9 @@ test('parser-refused requests spend the address budget, carry the headers, then 
   expect(JSON.parse(refused.body).code).toBe('rate_limit_exceeded');
   expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(refused.head.match(/^retry-after:/gim)).toHaveLength(1);
+  expect(refused.head.split('\r\n')[0]).toBe('HTTP/1.1 429 Too Many Requests');
+  // The same document as a 429 answered by a route (api-error.ts, rateLimitExceeded).
+  expect(JSON.parse(refused.body).detail).toMatch(/spent; retry in \d+ s\.$/);
   expect(refused.headers.get('ratelimit-remaining')).toBe('0');
 });

@@ -159,6 +159,25 @@ describe('429 rate_limit_exceeded', () => {
     expect(limitHeaders(refused).limit).toBe(String(MAX));
   });
 
+  test('every way of spending a budget answers the same 429: a route, an unknown path, a malformed URL', async () => {
+    await freshApp();
+    for (let i = 0; i < MAX; i++) await app.inject({ url: '/v1/health' });
+    const answers = [
+      await app.inject({ url: '/v1/health' }),
+      await app.inject({ url: '/v1/nowhere' }),
+      await app.inject({ url: '/v1/sites/%E0%A4%A' }),
+    ];
+    const documents = answers.map((answer) => {
+      expect(answer.statusCode).toBe(429);
+      expect(answer.headers['retry-after']).toBe(answers[0]!.headers['retry-after']);
+      const { type, title, detail, code } = answer.json();
+      return { type, title, detail, code };
+    });
+    expect(documents[0]!.detail).toMatch(/spent; retry in \d+ s\.$/);
+    expect(documents[1]).toEqual(documents[0]);
+    expect(documents[2]).toEqual(documents[0]);
+  });
+
   test('the window closes: the budget is whole again', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     await freshApp();

@@ -67,6 +67,21 @@ export function invalidCursor(detail: string): ApiError {
   return new ApiError('invalid_cursor', detail, { errors: [{ parameter: 'cursor', detail }] });
 }
 
+/**
+ * The one 429 (api/README.md, "Rate limiting and overload"), whichever path spent the budget: the
+ * limiter's hook, a malformed URL metered by hand, a request Node's parser refused. `Retry-After`
+ * (whole seconds, at least 1) travels with the error so every path sends it; without a known
+ * window (`ttlMs` undefined) the header the limiter already put on the reply stands.
+ */
+export function rateLimitExceeded(ttlMs?: number): ApiError {
+  const prefix = 'The request budget of this API key (or client address) is spent';
+  if (ttlMs === undefined) return new ApiError('rate_limit_exceeded', `${prefix}; retry later.`);
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  return new ApiError('rate_limit_exceeded', `${prefix}; retry in ${seconds} s.`, {
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
 export function notFound(detail = 'No such record.'): ApiError {
   return new ApiError('not_found', detail);
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './api-error.ts';
+import type { AddressMetering } from '../rate-limit/address-meter.ts';
+import { ApiError, rateLimitExceeded } from './api-error.ts';
 import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
 
 /**
@@ -21,15 +23,11 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   this.meterClientAddress(socket.remoteAddress ?? 'unknown', (metered) => respond(error, socket, metered));
 }
 
-function respond(
-  error: NodeJS.ErrnoException,
-  socket: Socket,
-  metered: { headers: Readonly<Record<string, string>>; exceeded: boolean } | undefined,
-): void {
+function respond(error: NodeJS.ErrnoException, socket: Socket, metered: AddressMetering | undefined): void {
   if (socket.destroyed) return;
   if (socket.writable) {
     const apiError = metered?.exceeded
-      ? new ApiError('rate_limit_exceeded', 'The request budget of this client address is spent.')
+      ? rateLimitExceeded(metered.ttlMs)
       : new ApiError(
           'bad_request',
           error.code === 'HPE_HEADER_OVERFLOW'
@@ -37,8 +35,8 @@ function respond(
             : 'The request is malformed.',
         );
     const body = JSON.stringify(problemDocument(apiError, randomUUID()));
-    const status = apiError.status === 429 ? '429 Too Many Requests' : '400 Bad Request';
-    const extra = Object.entries(metered?.headers ?? {})
+    const status = `${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`;
+    const extra = Object.entries({ ...metered?.headers, ...apiError.headers })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.write(

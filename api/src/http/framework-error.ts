@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './api-error.ts';
+import { ApiError, rateLimitExceeded } from './api-error.ts';
 import { sendProblem } from './send-problem.ts';
 
 /**
@@ -19,10 +19,7 @@ export async function answerMalformedUrl(
         reply.header('ratelimit-limit', limit.max);
         reply.header('ratelimit-remaining', limit.remaining);
         reply.header('ratelimit-reset', limit.ttlInSeconds);
-        if (limit.isExceeded) {
-          reply.header('retry-after', limit.ttlInSeconds);
-          error = new ApiError('rate_limit_exceeded', 'Rate limit exceeded; retry later.');
-        }
+        if (limit.isExceeded) error = rateLimitExceeded(limit.ttl);
       }
     } catch (failure) {
       request.log.warn({ err: failure }, 'rate limit check failed for a malformed URL');

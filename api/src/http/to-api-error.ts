@@ -1,5 +1,5 @@
 import { ProjectionError } from '@pda/projections';
-import { ApiError } from './api-error.ts';
+import { ApiError, rateLimitExceeded } from './api-error.ts';
 import { validationError } from './validation-error.ts';
 
 /**
@@ -43,12 +43,9 @@ export function toApiError(error: unknown): MappedError {
     };
   }
   const status = framework.statusCode;
-  if (status === 429) {
-    return {
-      apiError: new ApiError('rate_limit_exceeded', 'Rate limit exceeded; retry later.'),
-      log: undefined,
-    };
-  }
+  // The limiter's 429 arrives as an ApiError (plugins/rate-limit.ts, errorResponseBuilder); this
+  // covers a 429 the library would throw itself, with the Retry-After it has set on the reply.
+  if (status === 429) return { apiError: rateLimitExceeded(), log: undefined };
   if (status === 503) {
     return {
       apiError: new ApiError('service_unavailable', 'The service is overloaded; retry shortly.'),

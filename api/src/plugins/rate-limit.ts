@@ -1,9 +1,9 @@
 import rateLimit from '@fastify/rate-limit';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { rateLimitExceeded } from '../http/api-error.ts';
 import { type AddressMeter, addressMeter } from '../rate-limit/address-meter.ts';
 import { localStore } from '../rate-limit/local-store.ts';
-import { rateLimitExceeded } from '../rate-limit/rate-limit-error.ts';
 import { addressKey, rateLimitKey } from '../rate-limit/rate-limit-key.ts';
 import { connectRateLimitRedis } from '../rate-limit/redis-client.ts';
 import { sharedStore } from '../rate-limit/shared-store.ts';

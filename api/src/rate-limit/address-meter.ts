@@ -9,9 +9,11 @@ import type { WindowCount } from './window-counter.ts';
  */
 
 export interface AddressMetering {
-  /** `RateLimit-*` (and `Retry-After` when exceeded) header values. */
+  /** `RateLimit-*` header values. */
   readonly headers: Readonly<Record<string, string>>;
   readonly exceeded: boolean;
+  /** Milliseconds until the window closes. */
+  readonly ttlMs: number;
 }
 
 /**
@@ -36,15 +38,13 @@ export function addressMeter(
       (_error, result) => {
         // The stores never fail (Redis errors fall back in-process); a missing result counts as 0.
         const current = result?.current ?? 0;
-        const resetSeconds = Math.ceil((result?.ttl ?? windowMs) / 1000);
-        const exceeded = current > max;
+        const ttlMs = result?.ttl ?? windowMs;
         const headers: Record<string, string> = {
           'ratelimit-limit': String(max),
           'ratelimit-remaining': String(Math.max(0, max - current)),
-          'ratelimit-reset': String(resetSeconds),
+          'ratelimit-reset': String(Math.ceil(ttlMs / 1000)),
         };
-        if (exceeded) headers['retry-after'] = String(Math.max(1, resetSeconds));
-        done({ headers, exceeded });
+        done({ headers, exceeded: current > max, ttlMs });
       },
       windowMs,
     );
