@@ -4,22 +4,12 @@
  * event loop with the server it measures. Each start is bounded in time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 
 export interface Server {
   readonly base: string;
   /** Process id of the child (its CPU time is read from /proc by api-profile.ts). */
   readonly pid: number;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 /** Starts `node [nodeArgs] <file>` (Node runs the TypeScript itself); ready when `ready(base)` resolves true (polled, ≤ 60 s). */

@@ -14,9 +14,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort } from '@pda/projections/testing';
 import autocannon from 'autocannon';
 import { listFixture } from './api-fixture.ts';
-import { answersHealth, freePort, startServer } from './api-processes.ts';
+import { answersHealth, startServer } from './api-processes.ts';
 import { summarise } from './api-profile-summary.ts';
 
 const { values: args } = parseArgs({

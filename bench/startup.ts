@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from './api-processes.ts';
+import { freePort } from '@pda/projections/testing';
 import { kafkaBrokers, repoRoot } from './stack-env.ts';
 
 const { values: args } = parseArgs({
@@ -59,7 +59,8 @@ function treeRssMiB(pid: number): number {
 
 function command(packageDir: string, nodeFlags: readonly string[]): string[] {
   const main = join(packageDir, 'src', 'main.ts');
-  if (loader === 'tsx') return [join(args.repo, 'node_modules', 'tsx', 'dist', 'cli.mjs'), ...nodeFlags, main];
+  if (loader === 'tsx')
+    return [join(args.repo, 'node_modules', 'tsx', 'dist', 'cli.mjs'), ...nodeFlags, main];
   return [...nodeFlags, main];
 }
 
@@ -72,7 +73,12 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-async function measure(name: string, argv: string[], env: Record<string, string>, url: string): Promise<Sample> {
+async function measure(
+  name: string,
+  argv: string[],
+  env: Record<string, string>,
+  url: string,
+): Promise<Sample> {
   const started = performance.now();
   const child: ChildProcess = spawn(args.node, argv, {
     env: { ...process.env, ...env },
@@ -158,7 +164,11 @@ function summary(samples: Sample[]) {
     const values = samples.map((s) => s[key]);
     return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
   };
-  return { readyMs: pick('readyMs'), rssAtReadyMiB: pick('rssAtReadyMiB'), rssSettledMiB: pick('rssSettledMiB') };
+  return {
+    readyMs: pick('readyMs'),
+    rssAtReadyMiB: pick('rssAtReadyMiB'),
+    rssSettledMiB: pick('rssSettledMiB'),
+  };
 }
 
 const nodeVersion = await new Promise<string>((resolve) => {
@@ -178,7 +188,11 @@ for (let run = 0; run < runs; run++) {
 process.stdout.write(
   `${JSON.stringify(
     {
-      machine: { cpus: cpus().length, model: cpus()[0]?.model, load: readFileSync('/proc/loadavg', 'utf8').trim() },
+      machine: {
+        cpus: cpus().length,
+        model: cpus()[0]?.model,
+        load: readFileSync('/proc/loadavg', 'utf8').trim(),
+      },
       inputs: { node: nodeVersion, loader, repo: args.repo, runs },
       api: summary(results.api ?? []),
       ingest: summary(results.ingest ?? []),

@@ -1,8 +1,8 @@
+import { freePort } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { WindowCounter } from '../src/rate-limit/window-counter.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
-import { freePort } from './support/free-port.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**

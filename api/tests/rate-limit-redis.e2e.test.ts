@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createFixture, type Fixture } from './support/fixture.ts';
-import { freePort } from './support/free-port.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
