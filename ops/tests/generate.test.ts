@@ -9,6 +9,7 @@ import {
   type SeedTable,
   totalRows,
 } from '../src/index.ts';
+import { rowUuid } from '../src/seed/ids.ts';
 
 const counts: SeedCounts = {
   companies: 3,
@@ -20,7 +21,9 @@ const counts: SeedCounts = {
   consumables: 9,
 };
 
-const collect = (seed: number | string, c: SeedCounts = counts) => [...generateCompanyData(seed, c)];
+const collect = (seed: number | string, c: SeedCounts = counts, run?: string) => [
+  ...generateCompanyData(seed, c, run),
+];
 
 function byTable(rows: SeedRow[]): { [T in SeedTable]: SeedRowByTable[T][] } {
   const out = {
@@ -48,18 +51,37 @@ describe('generateCompanyData', () => {
     expect(collect('42')).toEqual(rows);
   });
 
-  it('keeps the documented demo ids of seed 42 (change on purpose only, and say so in the commit)', () => {
+  it('keeps the demo rows of seed 42 (change on purpose only, and say so in the commit)', () => {
     expect(t.companies.map((c) => `${c.id} ${c.name}`)).toEqual([
-      'b19016d8-3619-44c5-85e3-4f7c5b8430ac Northern Edge Property Services',
-      '2a35846b-935a-4ece-8d8b-b52c099c1c64 Blizzard Snow Management',
-      'ba1991de-7663-441d-aa6b-492488caf101 Polar Bear Gartenbau',
+      '8636ac4a-64b0-461b-b5ce-09812b1dbcc8 Northern Edge Property Services',
+      '57a79b3b-b3ce-4fa6-92da-9f14174bd14d Blizzard Snow Management',
+      'e3a31632-7132-42ee-969b-ce6d633061ae Polar Bear Hausmeisterservice',
     ]);
     expect(t.sites[0]).toMatchObject({
-      id: 'e092b9e0-2e96-4069-bcc7-c470af78a830',
-      latitude: '42.424354',
-      longitude: '-71.017305',
-      geocoded_at: '2025-02-13T02:39:14.509332Z',
+      id: 'debe6633-cd1b-4290-bf57-4a7342ff46c5',
+      latitude: '39.817593',
+      longitude: '-104.960986',
+      geocoded_at: '2025-04-05T13:07:52.015158Z',
     });
+  });
+
+  it('gives the same rows under other ids for another run of the same seed', () => {
+    const again = collect(42, counts, 'run-2');
+    expect(collect(42, counts, 'run-2')).toEqual(again);
+    const ids = new Set(rows.map((r) => r.row.id));
+    expect(again.some((r) => ids.has(r.row.id))).toBe(false);
+    const idColumns = new Set(['id', 'company_id', 'site_id', 'category_id']);
+    const withoutIds = (list: SeedRow[]) =>
+      list.map(({ table, row }) => [table, Object.entries(row).filter(([column]) => !idColumns.has(column))]);
+    expect(withoutIds(again)).toEqual(withoutIds(rows));
+  });
+
+  it('gives distinct ids to two companies of 60,000 contacts (32-bit PRNG keys collided here)', () => {
+    const seen = new Set<string>();
+    for (const company of [companyProfile(7, 0), companyProfile(7, 1)]) {
+      for (let i = 0; i < 60_000; i++) seen.add(rowUuid(company.idSpace, 'site_contacts', i));
+    }
+    expect(seen.size).toBe(120_000);
   });
 
   it('gives different rows for a different seed', () => {

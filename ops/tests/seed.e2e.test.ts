@@ -1,4 +1,5 @@
-// Seeds the real PostgreSQL and compares what landed with what the generator yields.
+// Seeds the real PostgreSQL and compares what landed with what the generator yields; loads a seed
+// again, and fails a load midway, to show ids never collide and a failed load writes nothing.
 // The database is shared with the other e2e tests (and captured by Debezium): every run uses its own
 // seed and deletes its companies afterwards instead of truncating.
 import pg from 'pg';
@@ -32,6 +33,33 @@ const cleanup: string[] = [];
 let result: SeedResult;
 
 // Column expressions that print PostgreSQL values the way the generator writes them.
+/** Rows per table whose id is one of `ids` (the rows a load would write). */
+async function countIds(ids: readonly string[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of SEED_TABLES) {
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM ${table} WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    out[table] = rows[0].n;
+  }
+  return out;
+}
+
+/** Rows per table owned by `companyIds` (the companies themselves included). */
+async function countOwned(companyIds: readonly string[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of SEED_TABLES) {
+    const column = table === 'companies' ? 'id' : 'company_id';
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM ${table} WHERE ${column} = ANY($1::uuid[])`,
+      [companyIds],
+    );
+    out[table] = rows[0].n;
+  }
+  return out;
+}
+
 function selectList(columns: readonly string[]): string {
   return columns
     .map((c) =>
@@ -65,7 +93,7 @@ describe('seedDatabase against PostgreSQL', () => {
   });
 
   it('stores exactly the generated rows, decimals and timestamps included', async () => {
-    const generated = [...generateCompanyData(seed, counts)];
+    const generated = [...generateCompanyData(seed, counts, result.run)];
     for (const table of SEED_TABLES) {
       const columns = SEED_COLUMNS[table] as readonly string[];
       const idColumn = table === 'companies' ? 'id' : 'company_id';
@@ -89,20 +117,54 @@ describe('seedDatabase against PostgreSQL', () => {
     expect(rows[0].n).toBe(counts.companies * counts.sites);
   });
 
-  it('refuses to load the same seed twice and leaves the data alone', async () => {
-    await expect(seedDatabase(client, { seed, counts })).rejects.toThrow(SeedConflictError);
-    const { rows } = await client.query(
-      'SELECT count(*)::int AS n FROM sites WHERE company_id = ANY($1::uuid[])',
-      [result.companyIds],
-    );
-    expect(rows[0].n).toBe(counts.companies * counts.sites);
+  it('loads the same seed again, and an overlapping one, under new ids: the counts add up', async () => {
+    const again = await seedDatabase(client, { seed, counts, batchSize: 50 });
+    cleanup.push(...again.companyIds);
+    const more = await seedDatabase(client, { seed, counts: { ...counts, companies: 3 } });
+    cleanup.push(...more.companyIds);
+    const all = [...result.companyIds, ...again.companyIds, ...more.companyIds];
+    expect(new Set(all).size).toBe(7);
+    const owned = await countOwned(all);
+    expect(owned.companies).toBe(7);
+    expect(owned.sites).toBe(7 * counts.sites);
+    expect(owned.site_contacts).toBe(7 * counts.sites * counts.contactsPerSite);
+    expect(Object.values(owned).reduce((a, b) => a + b, 0)).toBe(totalRows({ ...counts, companies: 7 }));
+  });
+
+  it('refuses a run that is already loaded and leaves the data alone', async () => {
+    const before = await countOwned(result.companyIds);
+    await expect(seedDatabase(client, { seed, run: result.run, counts })).rejects.toThrow(SeedConflictError);
+    expect(await countOwned(result.companyIds)).toEqual(before);
+  });
+
+  it('writes nothing when the load fails midway (the second company collides)', async () => {
+    const run = `failing-${seed}`;
+    const rows = [...generateCompanyData(seed, counts, run)];
+    const [first, second] = rows.filter((r) => r.table === 'companies').map((r) => r.row);
+    if (!first || !second) throw new Error('expected two companies');
+    // Taken ahead: company 0 and everything it owns (several batches of 7) is written before the
+    // COPY of company 1 hits companies_pkey.
+    await client.query('INSERT INTO companies (id, name, currency) VALUES ($1, $2, $3)', [
+      second.id,
+      'taken',
+      'USD',
+    ]);
+    cleanup.push(first.id, second.id);
+    const ids = rows.map((r) => r.row.id);
+    const before = await countIds(ids);
+    const error = await seedDatabase(client, { seed, run, counts, batchSize: 7 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SeedConflictError);
+    expect(String(error)).toContain(second.id);
+    expect(await countIds(ids)).toEqual(before);
+    expect(await countOwned([first.id])).toEqual(Object.fromEntries(SEED_TABLES.map((t) => [t, 0])));
   });
 });
 
 describe('seed CLI', () => {
   it('seeds and prints rows and rows/s', async () => {
     const cliSeed = `${seed}-cli`;
-    const ids = [...generateCompanyData(cliSeed, { ...counts, companies: 1 })]
+    const cliRun = `${seed}-cli-run`;
+    const ids = [...generateCompanyData(cliSeed, { ...counts, companies: 1 }, cliRun)]
       .filter((r) => r.table === 'companies')
       .map((r) => r.row.id);
     cleanup.push(...ids);
@@ -115,10 +177,13 @@ describe('seed CLI', () => {
       '1',
       '--seed',
       cliSeed,
+      '--run',
+      cliRun,
     ]);
     expect(out.stderr).not.toMatch(/error/i);
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^seeded \d+ rows for 1 companies in [\d.]+ s \(\d+ rows\/s\)/m);
+    expect(out.stdout).toContain(`run ${JSON.stringify(cliRun)}`);
     const { rows } = await client.query(
       'SELECT count(*)::int AS n FROM sites WHERE company_id = ANY($1::uuid[])',
       [ids],
@@ -132,6 +197,7 @@ describe('seed CLI', () => {
       ['--frobnicate'],
       ['--equipment', '3', '--categories', '0'],
       ['extra'],
+      ['--run', ''],
     ]) {
       const out = await runOpsCli('seed', args);
       expect(out.code, args.join(' ')).toBe(2);

@@ -1,6 +1,6 @@
 import type { ClientBase } from 'pg';
 
-/** Runs `work` in one transaction: a key and its grants reach Debezium as one commit. */
+/** Runs `work` in one transaction, rolled back when it throws (a key and its grants, a whole seed). */
 export async function withTransaction<T>(client: ClientBase, work: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');
   try {

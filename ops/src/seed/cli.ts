@@ -1,4 +1,4 @@
-// `pnpm --filter @pda/ops seed -- --companies 3 --sites 120 ... --seed 42 [--truncate]`
+// `pnpm --filter @pda/ops seed -- --companies 3 --sites 120 ... --seed 42 [--run R] [--truncate]`
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
@@ -16,7 +16,9 @@ const USAGE = `usage: pnpm --filter @pda/ops seed -- [options]
   --categories N         equipment categories per company (default ${d.categories})
   --equipment N          equipment per company (default ${d.equipment})
   --consumables N        consumables per company (default ${d.consumables})
-  --seed S               random seed; the same seed gives the same rows and ids (default 42)
+  --seed S               random seed; the same seed gives the same rows (default 42)
+  --run R                id namespace; the same seed and run give the same ids too
+                         (default: a new random run, so seeding again adds new companies)
   --batch-size N         rows per COPY batch (default 10000)
   --truncate             empty all captured tables (API keys included) before seeding
 connects with PDA_PG_HOST, PDA_PG_PORT, PDA_PG_DATABASE, PDA_PG_USER, PDA_PG_PASSWORD`;
@@ -35,6 +37,7 @@ function parse(argv: string[]) {
       equipment: { type: 'string' },
       consumables: { type: 'string' },
       seed: { type: 'string' },
+      run: { type: 'string' },
       'batch-size': { type: 'string' },
       truncate: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -57,7 +60,15 @@ function parse(argv: string[]) {
   if (batchSize < 1) throw new UsageError('--batch-size must be >= 1');
   const seed = values.seed ?? '42';
   if (seed.trim() === '') throw new UsageError('--seed must not be empty');
-  return { counts, seed, batchSize, truncate: values.truncate ?? false, help: values.help ?? false };
+  if (values.run?.trim() === '') throw new UsageError('--run must not be empty');
+  return {
+    counts,
+    seed,
+    ...(values.run === undefined ? {} : { run: values.run }),
+    batchSize,
+    truncate: values.truncate ?? false,
+    help: values.help ?? false,
+  };
 }
 
 await runCli(USAGE, async () => {
@@ -73,7 +84,7 @@ await runCli(USAGE, async () => {
     const result = await seedDatabase(client, { ...args, logger });
     logger.info({ byTable: result.byTable }, 'seeded');
     process.stdout.write(
-      `seeded ${result.rows} rows for ${result.companyIds.length} companies in ${result.seconds.toFixed(1)} s (${result.rowsPerSecond} rows/s), seed ${JSON.stringify(args.seed)}\n`,
+      `seeded ${result.rows} rows for ${result.companyIds.length} companies in ${result.seconds.toFixed(1)} s (${result.rowsPerSecond} rows/s), seed ${JSON.stringify(args.seed)}, run ${JSON.stringify(result.run)}\n`,
     );
   } finally {
     await client.end();

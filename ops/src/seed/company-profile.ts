@@ -1,7 +1,9 @@
 // A company's profile: everything its rows depend on, derived from (seed, company index) alone so
-// any table of any company can be generated independently of the others.
+// any table of any company can be generated independently of the others; ids also take the run
+// (ids.ts).
 
 import { CITIES, type City, type Country, CURRENCY_BY_COUNTRY } from './geo.ts';
+import { companyIdSpace, rowUuid } from './ids.ts';
 import { COMPANY_NAME_PARTS } from './place-words.ts';
 import { deriveKey, hashString, Rng } from './prng.ts';
 import type { CompanyRow } from './rows.ts';
@@ -10,6 +12,8 @@ import type { LineOfBusiness } from './service-templates.ts';
 export interface CompanyProfile {
   /** stream key of this company; tables derive their own keys from it */
   key: number;
+  /** id space of this company in its run: `rowUuid(idSpace, table, i)` */
+  idSpace: string;
   index: number;
   id: string;
   country: Country;
@@ -44,10 +48,12 @@ export function seedKey(seed: number | string): number {
   return hashString(`pda-seed:${String(seed)}`);
 }
 
-export function companyProfile(seed: number | string, index: number): CompanyProfile {
+/** Company `index` of a seed; `run` changes its ids (and its rows' ids) but nothing else. */
+export function companyProfile(seed: number | string, index: number, run = ''): CompanyProfile {
   const key = deriveKey(deriveKey(seedKey(seed), 'companies'), index);
   const rng = new Rng(key);
-  const id = rng.uuid();
+  const idSpace = companyIdSpace(seed, run, index);
+  const id = rowUuid(idSpace, 'companies', 0);
   const country = COUNTRY_CYCLE[index % COUNTRY_CYCLE.length] ?? 'US';
   const roll = rng.int(0, 9);
   const lines: LineOfBusiness[] = roll < 4 ? ['snow'] : roll < 6 ? ['landscaping'] : ['snow', 'landscaping'];
@@ -63,6 +69,7 @@ export function companyProfile(seed: number | string, index: number): CompanyPro
   const currency = CURRENCY_BY_COUNTRY[country];
   return {
     key,
+    idSpace,
     index,
     id,
     country,

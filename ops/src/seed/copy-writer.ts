@@ -2,8 +2,8 @@
 //
 // Why COPY (pg-copy-streams, by the maintainers' ecosystem of `pg`): it is PostgreSQL's bulk path,
 // several times faster than multi-row INSERTs and without their 65,535-parameter cap, which is what
-// lets the seed reach millions of rows in minutes. Each batch is its own transaction, so the CDC
-// pipeline downstream sees bounded transactions instead of one giant one.
+// lets the seed reach millions of rows in minutes. Batches bound the memory of one COPY; the
+// transaction is the caller's (seedDatabase loads everything in one, so a failure leaves nothing).
 import { once } from 'node:events';
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -18,7 +18,7 @@ export interface Batch {
 
 export interface WriteOptions {
   batchSize: number;
-  /** called after each committed batch (progress reporting) */
+  /** called after each batch PostgreSQL accepted (progress reporting) */
   onBatch?: (table: SeedTable, rows: number) => void;
 }
 
@@ -46,7 +46,8 @@ export function* batchRows(rows: Iterable<SeedRow>, batchSize: number): Generato
 
 /**
  * Writes the rows in order. The next batch is generated while the previous one is on the wire,
- * but a batch is sent only after the one before it committed, which keeps foreign keys satisfied.
+ * but a batch is sent only after the one before it finished, which keeps foreign keys satisfied.
+ * Run it inside a transaction to make the whole stream all-or-nothing.
  */
 export async function writeSeedRows(
   client: ClientBase,
@@ -55,12 +56,19 @@ export async function writeSeedRows(
 ): Promise<number> {
   let written = 0;
   let pending: Promise<void> | undefined;
-  for (const batch of batchRows(rows, options.batchSize)) {
-    if (pending) await pending;
-    pending = copyBatch(client, batch).then(() => {
-      written += batch.rows;
-      options.onBatch?.(batch.table, batch.rows);
-    });
+  try {
+    for (const batch of batchRows(rows, options.batchSize)) {
+      if (pending) await pending;
+      pending = copyBatch(client, batch).then(() => {
+        written += batch.rows;
+        options.onBatch?.(batch.table, batch.rows);
+      });
+    }
+  } catch (error) {
+    // The row stream threw while a COPY was on the wire: let it end before the caller rolls back
+    // on the same connection (and so its own failure is not left unhandled).
+    await pending?.catch(() => undefined);
+    throw error;
   }
   if (pending) await pending;
   return written;

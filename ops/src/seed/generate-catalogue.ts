@@ -3,8 +3,9 @@
 import type { CompanyProfile } from './company-profile.ts';
 import { CONSUMABLE_TEMPLATES } from './consumable-templates.ts';
 import { CATEGORY_TEMPLATES } from './equipment-templates.ts';
+import { rowUuid } from './ids.ts';
 import { priceBetween, shareOf } from './money.ts';
-import { deriveKey, rowId, rowRng } from './prng.ts';
+import { deriveKey, rowRng } from './prng.ts';
 import type { ConsumableRow, EquipmentCategoryRow, EquipmentRow, ServiceRow } from './rows.ts';
 import { type ChargeType, RATE_RANGES, SERVICE_TEMPLATES } from './service-templates.ts';
 import { initials, singular } from './text.ts';
@@ -34,7 +35,7 @@ export function* generateServices(company: CompanyProfile, count: number): Gener
   const templates = forLines(SERVICE_TEMPLATES, company);
   for (let i = 0; i < count; i++) {
     const rng = rowRng(key, i);
-    const id = rng.uuid();
+    const id = rowUuid(company.idSpace, 'services', i);
     const { template, variant } = nth(templates, i);
     const [min, max] = RATE_RANGES[template.charge];
     const clientRate = priceBetween(rng, min, max);
@@ -66,7 +67,7 @@ export function* generateCategories(company: CompanyProfile, count: number): Gen
   const templates = forLines(CATEGORY_TEMPLATES, company);
   for (let i = 0; i < count; i++) {
     const rng = rowRng(key, i);
-    const id = rng.uuid();
+    const id = rowUuid(company.idSpace, 'equipment_categories', i);
     const { template, variant } = nth(templates, i);
     const clientRate = priceBetween(rng, ...template.rate);
     yield {
@@ -88,11 +89,10 @@ export function* generateEquipment(
   categoryCount: number,
 ): Generator<EquipmentRow> {
   const key = deriveKey(company.key, 'equipment');
-  const categoryKey = deriveKey(company.key, 'equipment_categories');
   const templates = forLines(CATEGORY_TEMPLATES, company);
   for (let i = 0; i < count; i++) {
     const rng = rowRng(key, i);
-    const id = rng.uuid();
+    const id = rowUuid(company.idSpace, 'equipment', i);
     // Round-robin so every category has units; the category id is rebuilt, not remembered.
     const categoryIndex = i % categoryCount;
     const { template, variant } = nth(templates, categoryIndex);
@@ -101,7 +101,7 @@ export function* generateEquipment(
     yield {
       id,
       company_id: company.id,
-      category_id: rowId(categoryKey, categoryIndex),
+      category_id: rowUuid(company.idSpace, 'equipment_categories', categoryIndex),
       name: `${singular(template.name)}${variant} #${unit}`,
       name_for_operators: `${initials(template.name)}-${String(unit).padStart(2, '0')}`,
       client_description: rng.chance(0.7) ? model : '',
@@ -114,7 +114,7 @@ export function* generateConsumables(company: CompanyProfile, count: number): Ge
   const templates = forLines(CONSUMABLE_TEMPLATES, company);
   for (let i = 0; i < count; i++) {
     const rng = rowRng(key, i);
-    const id = rng.uuid();
+    const id = rowUuid(company.idSpace, 'consumables', i);
     const { template, variant } = nth(templates, i);
     const clientRate = priceBetween(rng, ...template.rate);
     yield {

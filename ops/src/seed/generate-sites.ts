@@ -1,6 +1,7 @@
 // Sites (with addresses and coordinates around the company's cities) and their contacts.
 import type { CompanyProfile } from './company-profile.ts';
 import { formatMicrodegrees, phoneNumber, postalCode } from './geo.ts';
+import { rowUuid } from './ids.ts';
 import { centsToDecimal } from './money.ts';
 import { CONTACT_ROLES, FIRST_NAMES, LAST_NAMES, PHONE_TYPES } from './people-words.ts';
 import {
@@ -12,7 +13,7 @@ import {
   SITE_NAME_PARTS,
   STREETS,
 } from './place-words.ts';
-import { deriveKey, type Rng, rowId, rowRng } from './prng.ts';
+import { deriveKey, type Rng, rowRng } from './prng.ts';
 import type { SiteContactRow, SiteRow } from './rows.ts';
 import { slug } from './text.ts';
 
@@ -43,7 +44,7 @@ export function* generateSites(company: CompanyProfile, count: number): Generato
   const country = company.country;
   for (let i = 0; i < count; i++) {
     const rng = rowRng(key, i);
-    const id = rng.uuid();
+    const id = rowUuid(company.idSpace, 'sites', i);
     const city = rng.pick(company.cities);
     const part = rng.pick(SITE_NAME_PARTS);
     const kind = rng.pick(SITE_KINDS);
@@ -83,13 +84,12 @@ export function* generateContacts(
   perSite: number,
 ): Generator<SiteContactRow> {
   const key = deriveKey(company.key, 'site_contacts');
-  const sitesKey = deriveKey(company.key, 'sites');
   const country = company.country;
   for (let s = 0; s < siteCount; s++) {
-    const siteId = rowId(sitesKey, s);
+    const siteId = rowUuid(company.idSpace, 'sites', s);
     for (let j = 0; j < perSite; j++) {
       const rng = rowRng(key, s * perSite + j);
-      const id = rng.uuid();
+      const id = rowUuid(company.idSpace, 'site_contacts', s * perSite + j);
       const first = rng.pick(FIRST_NAMES[country]);
       const last = rng.pick(LAST_NAMES[country]);
       const phoneType = rng.pick(PHONE_TYPES);

@@ -32,12 +32,17 @@ export function* generateOneCompany(company: CompanyProfile, counts: SeedCounts)
 }
 
 /**
- * Every row of `counts.companies` companies. Same seed and counts → the same rows, ids included.
+ * Every row of `counts.companies` companies. Same seed, run and counts → the same rows, ids
+ * included; another run gives the same rows under other ids (ids.ts).
  * Nothing is held in memory beyond the current row, so this scales to millions of rows.
  */
-export function* generateCompanyData(seed: number | string, counts: SeedCounts): Generator<SeedRow> {
+export function* generateCompanyData(
+  seed: number | string,
+  counts: SeedCounts,
+  run = '',
+): Generator<SeedRow> {
   validateCounts(counts);
   for (let index = 0; index < counts.companies; index++) {
-    yield* generateOneCompany(companyProfile(seed, index), counts);
+    yield* generateOneCompany(companyProfile(seed, index, run), counts);
   }
 }

@@ -1,9 +1,10 @@
 // Deterministic, counter-based randomness for the seed generator.
 //
 // Every row gets its own small PRNG derived from (seed, company, table, row index), so
-// - the same seed gives the same rows (uuids included) on every run and machine;
-// - a row can be rebuilt without generating the rows before it (contacts know their site's id,
-//   equipment knows its category's id) and changing --sites does not change the services.
+// - the same seed gives the same rows on every run and machine;
+// - a row can be rebuilt without generating the rows before it, and changing --sites does not
+//   change the services.
+// Ids do not come from here: a 32-bit key is too small for unique ids (ids.ts).
 // sfc32 (Chris Doty-Humphrey's small fast counter) passes PractRand and needs only 32-bit integer
 // math, which keeps generation far cheaper than the database insert.
 
@@ -79,26 +80,13 @@ export class Rng {
     return item;
   }
 
-  /** A version-4 uuid built from this stream, so ids are as reproducible as the rest. */
-  uuid(): string {
-    let hex = '';
-    for (let i = 0; i < 4; i++) hex += this.u32().toString(16).padStart(8, '0');
-    const variant = ((Number.parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-  }
-
   /** `#rrggbb`, lowercase as the services.color CHECK requires. */
   hexColor(): string {
     return `#${(this.u32() & 0xffffff).toString(16).padStart(6, '0')}`;
   }
 }
 
-/** The PRNG of one row: `rowRng(tableKey, i)`; a row's id is always its stream's first draw. */
+/** The PRNG of one row: `rowRng(tableKey, i)`. */
 export function rowRng(tableKey: number, index: number): Rng {
   return new Rng(deriveKey(tableKey, index));
-}
-
-/** The id of row `index` of a table stream, without generating the rest of the row. */
-export function rowId(tableKey: number, index: number): string {
-  return rowRng(tableKey, index).uuid();
 }
