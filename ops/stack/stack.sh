@@ -22,6 +22,8 @@ source "$STACK_HOME/lib/postgres.sh"
 source "$STACK_HOME/lib/kafka.sh"
 # shellcheck source=lib/connect.sh
 source "$STACK_HOME/lib/connect.sh"
+# shellcheck source=lib/topics.sh
+source "$STACK_HOME/lib/topics.sh"
 
 ENV_FILE="$PDA_STACK_DIR/env"
 
@@ -49,6 +51,7 @@ cmd_up() {
   kafka_start
   connect_start
   connector_register
+  data_topics_configure
   write_env_file
   log "up in $((SECONDS - started))s — addresses in $ENV_FILE"
 }
