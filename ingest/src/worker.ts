@@ -25,6 +25,8 @@ export interface WorkerDeps {
   readonly metrics?: IngestMetrics;
   /** Follow generation swaps of INGEST_DATA_DIR (default true; the rebuild builder turns it off). */
   readonly followSwaps?: boolean;
+  /** Fail when a data topic is not compacted and lost its oldest events (the rebuild builder). */
+  readonly refuseTruncatedTopics?: boolean;
 }
 
 export interface Worker {
@@ -102,6 +104,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         partitionsInFlight: threaded ? config.INGEST_PARTITIONS_IN_FLIGHT : 1,
         // Without the apply thread each chunk is applied before the next is decoded.
         maxEventsInFlight: threaded ? config.INGEST_MAX_EVENTS_IN_FLIGHT : config.INGEST_MAX_BATCH_EVENTS,
+        refuseTruncatedTopics: deps.refuseTruncatedTopics === true,
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');

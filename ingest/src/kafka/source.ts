@@ -9,6 +9,7 @@ import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:time
 import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { RawRecord } from '../decode/index.ts';
+import { checkTopicStates, createMissingTopics, topicStates } from './data-topics.ts';
 import { InFlightChunks, type Ticket } from './in-flight.ts';
 import { LagMonitor, type LagSnapshot } from './lag-monitor.ts';
 import { kafkaLogCreator } from './log-bridge.ts';
@@ -26,6 +27,8 @@ export interface KafkaSourceOptions {
   readonly partitionsInFlight: number;
   /** Events handed to `commit` and not yet committed, over all partitions (backpressure bound). */
   readonly maxEventsInFlight: number;
+  /** Fail instead of warn when a data topic is not compacted and lost its oldest events (rebuild). */
+  readonly refuseTruncatedTopics?: boolean;
   readonly logger: Logger;
 }
 
@@ -72,13 +75,14 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
 
   async function ensureTopics(): Promise<void> {
     // Debezium creates a topic with the first event of its table; subscribe needs all of them to
-    // exist. Missing ones are created with the broker's defaults (partitions, replication).
-    const existing = new Set(await admin.listTopics());
-    const missing = options.topics.filter((t) => !existing.has(t));
-    if (missing.length > 0) {
-      await admin.createTopics({ topics: missing.map((topic) => ({ topic })), waitForLeaders: true });
-      logger.info({ topics: missing }, 'created missing data topics');
-    }
+    // exist. Missing ones are created compacted like Debezium's (data-topics.ts).
+    const missing = await createMissingTopics(admin, options.topics);
+    if (missing.length > 0) logger.info({ topics: missing }, 'created missing data topics');
+    checkTopicStates(
+      await topicStates(admin, options.topics),
+      logger,
+      options.refuseTruncatedTopics === true,
+    );
   }
 
   async function consume<T>(

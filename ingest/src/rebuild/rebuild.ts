@@ -51,7 +51,8 @@ export async function rebuild(
       INGEST_FROM_BEGINNING: true,
       INGEST_ADMIN_PORT: 0,
     },
-    { logger, avscTypes: deps.avscTypes, followSwaps: false },
+    // A generation built from topics that lost their oldest events would lack rows, silently.
+    { logger, avscTypes: deps.avscTypes, followSwaps: false, refuseTruncatedTopics: true },
   );
   const running = worker.run();
   let failed: unknown;

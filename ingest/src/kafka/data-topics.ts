@@ -1,0 +1,117 @@
+/**
+ * The data topics' Kafka settings and the start-up check that they hold. A replay from the earliest
+ * offset (rebuild, a new consumer group) yields the full current state only from a COMPACTED topic:
+ * with `cleanup.policy=delete` the events of rows that have not changed since the retention expired
+ * are simply gone, and the rebuilt projection lacks them without any error (ingest/README.md,
+ * Rebuild; docs/decisions/0008-compacted-cdc-topics.md).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Admin, ConfigResourceTypes } from 'kafkajs';
+import type { Logger } from 'pino';
+
+/**
+ * Topic configs for data topics ingest has to create itself (Debezium creates a topic only with its
+ * table's first event). The same values as `topic.creation.default.*` in ops/stack/connector.json,
+ * which Debezium uses for the topics it creates; ingest/tests/data-topics.test.ts keeps them equal.
+ */
+export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze({
+  'cleanup.policy': 'compact',
+  // A tombstone (and, through min.compaction.lag.ms, the `d` event before it) stays 7 days: ingest
+  // applies the `d`, so a worker that falls behind by less than that never misses a delete.
+  'delete.retention.ms': '604800000',
+  'min.compaction.lag.ms': '604800000',
+});
+
+export interface TopicState {
+  readonly topic: string;
+  readonly cleanupPolicy: string;
+  /** Summed low watermarks: above 0 means records were deleted from the start of the log. */
+  readonly lowWatermark: number;
+}
+
+/** Creates the missing data topics with DATA_TOPIC_CONFIG; returns their names. */
+export async function createMissingTopics(admin: Admin, topics: readonly string[]): Promise<string[]> {
+  const existing = new Set(await admin.listTopics());
+  const missing = topics.filter((t) => !existing.has(t));
+  if (missing.length === 0) return missing;
+  const configEntries = Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({ name, value }));
+  await admin.createTopics({
+    topics: missing.map((topic) => ({ topic, configEntries })),
+    waitForLeaders: true,
+  });
+  return missing;
+}
+
+/**
+ * cleanup.policy and low watermark of each topic. Retried a few times: right after createTopics the
+ * broker may still answer NOT_LEADER_FOR_PARTITION for the new partitions.
+ */
+export async function topicStates(admin: Admin, topics: readonly string[]): Promise<TopicState[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await describeTopics(admin, topics);
+    } catch (error) {
+      const retriable = (error as { retriable?: unknown }).retriable === true;
+      if (!retriable || attempt >= 10) throw error;
+      await sleep(300 * attempt);
+    }
+  }
+}
+
+async function describeTopics(admin: Admin, topics: readonly string[]): Promise<TopicState[]> {
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: topics.map((name) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name,
+      configNames: ['cleanup.policy'],
+    })),
+  });
+  const states: TopicState[] = [];
+  for (const topic of topics) {
+    const entry = resources
+      .find((r) => r.resourceName === topic)
+      ?.configEntries.find((e) => e.configName === 'cleanup.policy');
+    const offsets = await admin.fetchTopicOffsets(topic);
+    states.push({
+      topic,
+      cleanupPolicy: entry?.configValue ?? 'unknown',
+      lowWatermark: offsets.reduce((sum, p) => sum + Number(p.low), 0),
+    });
+  }
+  return states;
+}
+
+export class IncompleteTopicsError extends Error {
+  override readonly name = 'IncompleteTopicsError';
+}
+
+const compacted = (state: TopicState) => state.cleanupPolicy.split(',').includes('compact');
+
+/**
+ * Warns (one line) about data topics that are not compacted. With `refuseTruncated` (rebuild), a
+ * topic that is not compacted AND has lost the start of its log fails the run instead: a projection
+ * built from it would silently lack rows.
+ */
+export function checkTopicStates(
+  states: readonly TopicState[],
+  logger: Logger,
+  refuseTruncated: boolean,
+): void {
+  const loose = states.filter((s) => !compacted(s));
+  if (loose.length === 0) return;
+  const truncated = loose.filter((s) => s.lowWatermark > 0);
+  if (refuseTruncated && truncated.length > 0) {
+    throw new IncompleteTopicsError(
+      `data topics not compacted and already missing their oldest events: ${truncated
+        .map((s) => `${s.topic} (cleanup.policy=${s.cleanupPolicy}, low watermark ${s.lowWatermark})`)
+        .join(
+          ', ',
+        )}; a rebuild from them would lack rows. Compact them (bash ops/stack/stack.sh up, ingest/README.md Rebuild) and re-snapshot the connector`,
+    );
+  }
+  logger.warn(
+    { topics: loose.map((s) => `${s.topic} (cleanup.policy=${s.cleanupPolicy})`) },
+    'data topics are not compacted: a rebuild or a new consumer group misses rows whose events expired (ingest/README.md, Rebuild)',
+  );
+}
