@@ -8,12 +8,11 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
-import { companyPath, openCompanyReader, openControlReader, TENANT_TABLES } from '@pda/projections';
+import { companyPath, openCompanyReader, TENANT_TABLES } from '@pda/projections';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProjectionEqualsPostgres, type Row } from './src/projection-vs-postgres.ts';
 import { inTransaction, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
-
-type Row = Record<string, unknown>;
 
 let pool: pg.Pool;
 beforeAll(() => {
@@ -22,97 +21,6 @@ beforeAll(() => {
 afterAll(async () => {
   await pool.end();
 });
-
-// ---------- PostgreSQL → expected projection rows ----------
-
-/** A PostgreSQL column in the projection's representation (exact decimals, ISO UTC µs). */
-function pgExpression(column: string, dataType: string, projectionType: string): string {
-  const c = `"${column}"`;
-  if (dataType === 'timestamp with time zone') {
-    return `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-  }
-  if (dataType === 'numeric') return projectionType === 'REAL' ? `${c}::float8` : `${c}::text`;
-  if (dataType === 'ARRAY') return `array_to_json(${c})::text`;
-  if (dataType === 'uuid' || dataType === 'character') return `${c}::text`;
-  return c;
-}
-
-/** Every row of `table` in PostgreSQL, shaped like the projection table, sorted by id. */
-async function pgRows(
-  table: string,
-  where: string,
-  params: unknown[],
-  projectionColumns: Map<string, string>,
-) {
-  const { rows: cols } = await pool.query<{ column_name: string; data_type: string }>(
-    `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`,
-    [table],
-  );
-  const select = cols
-    .filter((c) => projectionColumns.has(c.column_name))
-    .map(
-      (c) =>
-        `${pgExpression(c.column_name, c.data_type, projectionColumns.get(c.column_name)!)} AS "${c.column_name}"`,
-    );
-  const { rows } = await pool.query<Row>(`SELECT ${select.join(', ')} FROM ${table} WHERE ${where}`, params);
-  return rows.sort(byKey);
-}
-
-const byKey = (a: Row, b: Row) =>
-  JSON.stringify([a.id, a.api_key_id, a.company_id]).localeCompare(
-    JSON.stringify([b.id, b.api_key_id, b.company_id]),
-  );
-
-/** Projection rows without the writer's bookkeeping columns, and the column → type map. */
-function projectionRows(
-  db: ReturnType<typeof openCompanyReader>,
-  table: string,
-  where = '1',
-  params: unknown[] = [],
-) {
-  const info = db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; type: string }[];
-  const types = new Map(info.filter((c) => !c.name.startsWith('_')).map((c) => [c.name, c.type]));
-  const rows = (db.prepare(`SELECT * FROM "${table}" WHERE ${where}`).all(...params) as Row[]).map((r) =>
-    Object.fromEntries(Object.entries(r).filter(([k]) => types.has(k))),
-  );
-  return { rows: rows.sort(byKey), types };
-}
-
-/** Compares every row and column of one company's tenant tables, and its control rows. */
-async function expectProjectionEqualsPostgres(dataDir: string, companyId: string): Promise<number> {
-  let compared = 0;
-  const company = openCompanyReader(dataDir, companyId);
-  try {
-    for (const table of TENANT_TABLES) {
-      const projected = projectionRows(company, table);
-      const expected = await pgRows(table, 'company_id = $1', [companyId], projected.types);
-      expect(projected.rows, `${table} of ${companyId}`).toEqual(expected);
-      compared += expected.length;
-    }
-  } finally {
-    company.close();
-  }
-  const control = openControlReader(dataDir);
-  try {
-    const companies = projectionRows(control, 'companies', 'id = ?', [companyId]);
-    expect(companies.rows).toEqual(await pgRows('companies', 'id = $1', [companyId], companies.types));
-    const grants = projectionRows(control, 'api_key_companies', 'company_id = ?', [companyId]);
-    expect(grants.rows).toEqual(
-      await pgRows('api_key_companies', 'company_id = $1', [companyId], grants.types),
-    );
-    const keyIds = grants.rows.map((g) => g.api_key_id as string);
-    const keys = projectionRows(
-      control,
-      'api_keys',
-      `id IN (${keyIds.map(() => '?').join(',') || "''"})`,
-      keyIds,
-    );
-    expect(keys.rows).toEqual(await pgRows('api_keys', 'id = ANY($1::uuid[])', [keyIds], keys.types));
-  } finally {
-    control.close();
-  }
-  return compared;
-}
 
 async function countInProjection(dataDir: string, companyId: string, table: string): Promise<number> {
   if (!existsSync(companyPath(dataDir, companyId))) return 0;
@@ -247,7 +155,7 @@ async function expectProjectionSettlesOnPostgres(
     what,
     async () => {
       try {
-        await expectProjectionEqualsPostgres(dataDir, company);
+        await expectProjectionEqualsPostgres(pool, dataDir, company);
         return true;
       } catch {
         return false;
@@ -255,7 +163,7 @@ async function expectProjectionSettlesOnPostgres(
     },
     options,
   );
-  return expectProjectionEqualsPostgres(dataDir, company);
+  return expectProjectionEqualsPostgres(pool, dataDir, company);
 }
 
 describe('ingest worker on the real stack', () => {
@@ -277,7 +185,7 @@ describe('ingest worker on the real stack', () => {
   it('creates land in the right company file with exact decimals and UTC timestamps', async () => {
     const company = await createCompany(300);
     await waitUntilCaughtUp(dataDir, company);
-    expect(await expectProjectionEqualsPostgres(dataDir, company)).toBeGreaterThan(300);
+    expect(await expectProjectionEqualsPostgres(pool, dataDir, company)).toBeGreaterThan(300);
     const db = openCompanyReader(dataDir, company);
     try {
       const service = db.prepare("SELECT * FROM services WHERE name = 'Plowing 1'").get() as Row;
@@ -309,7 +217,7 @@ describe('ingest worker on the real stack', () => {
       intervalMs: 500,
     });
     await waitUntilCaughtUp(dataDir, other);
-    await expectProjectionEqualsPostgres(dataDir, other);
+    await expectProjectionEqualsPostgres(pool, dataDir, other);
   });
 
   it('the admin port reports ready, per-table counters and lag', async () => {

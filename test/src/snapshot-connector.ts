@@ -49,7 +49,8 @@ export async function startSnapshotConnector(options: SnapshotConnectorOptions):
   return { name, slotName, remove: () => removeConnector(name, slotName) };
 }
 
-async function removeConnector(name: string, slotName: string): Promise<void> {
+/** Stops a test connector, deletes its offsets and itself, then drops its replication slot. */
+export async function removeConnector(name: string, slotName: string): Promise<void> {
   // STOPPED (KIP-875) lets the worker delete the connector's source offsets before it goes.
   await connectRequest(`/connectors/${name}/stop`, { method: 'PUT' });
   await waitFor(`${name} stopped`, async () => {

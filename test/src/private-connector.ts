@@ -1,0 +1,61 @@
+// A second Debezium connector streaming from the stack's PostgreSQL into topics of its own
+// (`<topicPrefix>.public.<table>`), with its own replication slot, so a test can change topic
+// settings and wait for the log cleaner without touching the shared `pda.*` topics or connector.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kafka } from 'kafkajs';
+import { removeConnector } from './snapshot-connector.ts';
+import { connectRequest, repoRoot, waitFor } from './stack-env.ts';
+
+export interface PrivateConnector {
+  readonly name: string;
+  readonly topicPrefix: string;
+  /** Removes the connector, its offsets and slot, then every topic under its prefix. */
+  remove(kafka: Kafka): Promise<void>;
+}
+
+/** Registers ops/stack/connector.json with a private prefix and slot, plus `overrides`; waits until RUNNING. */
+export async function startPrivateConnector(
+  label: string,
+  overrides: Record<string, string>,
+): Promise<PrivateConnector> {
+  const suffix = randomBytes(4).toString('hex');
+  const name = `pda-${label}-${suffix}`;
+  const slotName = `pda_${label}_${suffix}`;
+  const topicPrefix = `pda${label}${suffix}`;
+  const base = JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')) as Record<
+    string,
+    string
+  >;
+  const config = { ...base, 'topic.prefix': topicPrefix, 'slot.name': slotName, ...overrides };
+  await connectRequest(`/connectors/${name}/config`, { method: 'PUT', body: JSON.stringify(config) });
+  await waitFor(
+    `${name} RUNNING`,
+    async () => {
+      const status = (await connectRequest(`/connectors/${name}/status`)) as {
+        connector: { state: string };
+        tasks: Array<{ state: string; trace?: string }>;
+      };
+      const task = status.tasks[0];
+      if (task?.state === 'FAILED') throw new Error(`${name} FAILED: ${task.trace?.slice(0, 500)}`);
+      return status.connector.state === 'RUNNING' && task?.state === 'RUNNING';
+    },
+    { timeoutMs: 60_000 },
+  );
+  return {
+    name,
+    topicPrefix,
+    async remove(kafka) {
+      await removeConnector(name, slotName);
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${topicPrefix}.`));
+        if (topics.length > 0) await admin.deleteTopics({ topics });
+      } finally {
+        await admin.disconnect();
+      }
+    },
+  };
+}
