@@ -8,6 +8,7 @@ import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/ro
 import type {} from './fastify-augmentations.ts';
 import { answerClientError } from './http/client-error.ts';
 import { answerMalformedUrl } from './http/framework-error.ts';
+import { redactingLogger } from './http/log-redaction.ts';
 import { parseQueryString } from './http/query-string.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 
@@ -34,17 +35,9 @@ declare module 'fastify' {
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
-  const loggerOptions = deps.loggerInstance
-    ? { loggerInstance: deps.loggerInstance }
-    : {
-        logger: deps.logger ?? {
-          level: config.logLevel,
-          // Fastify logs no headers by default; if someone adds them, the key must never appear.
-          redact: ['req.headers.authorization', 'headers.authorization'],
-        },
-      };
   const app = Fastify({
-    ...loggerOptions,
+    // No key in any log line, not even one sent in the URL (http/log-redaction.ts).
+    ...redactingLogger(config.logLevel, deps.logger, deps.loggerInstance),
     genReqId: () => randomUUID(),
     // One line per request instead of Fastify's two (http/request-log.ts).
     logController: new OneLinePerRequest(),
@@ -59,7 +52,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clientErrorHandler: answerClientError,
     // A path that is not valid percent-encoding never reaches a route: answer it like any 400.
     frameworkErrors: (error, request, reply) => {
-      request.log.info({ code: error.code }, 'malformed request URL');
+      request.log.info({ req: request, code: error.code }, 'malformed request URL');
       void answerMalformedUrl(app, request, reply);
     },
   });

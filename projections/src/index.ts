@@ -6,3 +6,4 @@ export * from './migrate.ts';
 export * from './open.ts';
 export * from './paths.ts';
 export * from './read/index.ts';
+export * from './redact-url.ts';

@@ -1,11 +1,14 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { redactText } from './log-redaction.ts';
 
 /**
  * One log line per request, at info, once the answer is sent: method, URL, client address, status
  * and response time, with the request id like every line. Fastify's default is two lines per
  * request ("incoming request" + "request completed"); on a 50-row page at log level info the two
  * cost ~40–160 µs of CPU per request over level warn (bench/api-profile.ts, bench/README.md).
- * Headers are never logged (the key is in one). Every other Fastify log line is unchanged.
+ * Headers are never logged (the key is in one), and the URL is logged redacted (log-redaction.ts).
+ * Fastify's lines that would put the raw URL or an error message in `msg`, where no serializer
+ * reaches, are rewritten; every other Fastify log line is unchanged.
  */
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {
@@ -25,5 +28,14 @@ export class OneLinePerRequest extends LogController {
     } else {
       reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info({ req: request }, 'route not found');
+  }
+
+  override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    reply.log[level]({ req: request, res: reply, err: error }, redactText(error?.message ?? ''));
   }
 }
