@@ -319,14 +319,14 @@ describe('hostile input never gives a 500', () => {
     const missing = await get('/v1/parties');
     expect(missing.statusCode).toBe(404);
     expect(missing.json().code).toBe('not_found');
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
       const response = await app.inject({
         method,
         url: `/v1/sites/${f.ids.A.sites[0]}`,
         headers: bearer(f.keys.a),
       });
       expect(response.statusCode).toBe(405);
-      expect(response.headers.allow).toBe('GET, HEAD');
+      expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.json().code).toBe('method_not_allowed');
     }

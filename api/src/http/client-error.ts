@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { AddressMetering } from '../rate-limit/address-meter.ts';
 import { ApiError, rateLimitExceeded } from './api-error.ts';
+import { CORS_HEADERS } from './cors.ts';
 import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
 
 /**
@@ -36,12 +37,12 @@ function respond(error: NodeJS.ErrnoException, socket: Socket, metered: AddressM
         );
     const body = JSON.stringify(problemDocument(apiError, randomUUID()));
     const status = `${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`;
-    const extra = Object.entries({ ...metered?.headers, ...apiError.headers })
+    const extra = Object.entries({ ...CORS_HEADERS, ...metered?.headers, ...apiError.headers })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.write(
       `HTTP/1.1 ${status}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Access-Control-Allow-Origin: *\r\n${extra}Connection: close\r\n\r\n${body}`,
+        `${extra}Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

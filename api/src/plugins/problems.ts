@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { ALLOWED_METHODS } from '../http/cors.ts';
 import { checkIntegerSyntax } from '../http/integer-syntax.ts';
 import { MALFORMED_PARAMETERS, type ParsedQuery } from '../http/query-string.ts';
 import { sendProblem, setStandardHeaders } from '../http/send-problem.ts';
@@ -46,15 +47,16 @@ export default fp(
   { name: 'pda-problems', fastify: '5.x', dependencies: ['pda-contract'] },
 );
 
-/** 405 + Allow for a wrong method on a known path, 404 for any other path. */
+/** 405 + Allow for a wrong method on a known path (OPTIONS is answered by plugins/cors.ts), 404 otherwise. */
 function unroutable(app: FastifyInstance, request: FastifyRequest): ApiError {
   const path = request.url.split('?', 1)[0] ?? '';
   const known = app.contract.paths.find((entry) => entry.matcher.test(path));
   if (known && request.method !== 'GET' && request.method !== 'HEAD') {
-    const allow = 'GET, HEAD';
-    return new ApiError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}.`, {
-      headers: { allow },
-    });
+    return new ApiError(
+      'method_not_allowed',
+      `${request.method} is not allowed here; allowed: ${ALLOWED_METHODS}.`,
+      { headers: { allow: ALLOWED_METHODS } },
+    );
   }
   return new ApiError('not_found', 'No such path.');
 }

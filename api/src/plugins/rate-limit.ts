@@ -19,7 +19,8 @@ import { sharedStore } from '../rate-limit/shared-store.ts';
  * paths or 405s, which never reach a route) and its handler is added once as a GLOBAL onRequest
  * hook instead. Depending on pda-auth puts it after auth's onRequest hook, so the key is already
  * resolved when the budget is chosen, and before every refusal of the request (401, 403, 400 and
- * the not-found handler's 404/405 all happen later), so those carry the headers too.
+ * the not-found handler's 404/405 all happen later), so those carry the headers too. Depending on
+ * pda-cors puts it after the preflight answer: preflights are not metered (plugins/cors.ts).
  */
 
 declare module 'fastify' {
@@ -63,5 +64,5 @@ export default fp(
     // The store classes keep their state in a closure: this instance shares the plugin's budgets.
     app.decorate('meterClientAddress', addressMeter(new store(), addressKey, max, windowMs));
   },
-  { name: 'pda-rate-limit', fastify: '5.x', dependencies: ['pda-config', 'pda-auth'] },
+  { name: 'pda-rate-limit', fastify: '5.x', dependencies: ['pda-config', 'pda-auth', 'pda-cors'] },
 );

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { expectConforms } from './support/conformance.ts';
+import { createFixture, type Fixture } from './support/fixture.ts';
+import { bearer, testApp } from './support/test-app.ts';
+
+// Browsers may call the api (api/README.md, "CORS"): preflights on contract paths answer 204
+// without a key and without spending the budget; every answer exposes its rate-limit headers.
+
+const MAX = 3;
+let f: Fixture;
+let app: FastifyInstance;
+beforeAll(async () => {
+  f = createFixture();
+  app = await testApp(f.dataDir, { env: { API_RATE_LIMIT_MAX: String(MAX) } });
+});
+afterAll(async () => {
+  await app.close();
+  f.cleanup();
+});
+
+const preflight = (url: string) =>
+  app.inject({
+    method: 'OPTIONS',
+    url,
+    headers: {
+      origin: 'https://partner.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization, x-service-company',
+    },
+  });
+
+const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id';
+
+describe('preflight', () => {
+  test.each(['/v1/sites', '/v1/sites/00000000-0000-4000-8000-000000000001?include=contacts', '/v1/health'])(
+    'OPTIONS %s → 204 with the allowed methods and headers, no key needed',
+    async (url) => {
+      const response = await preflight(url);
+      expect(response.statusCode).toBe(204);
+      expect(response.body).toBe('');
+      expect(response.headers).toMatchObject({
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'GET, OPTIONS',
+        'access-control-allow-headers': 'Authorization, X-Service-Company',
+        'access-control-max-age': '7200',
+        allow: 'GET, HEAD, OPTIONS',
+      });
+      expect(response.headers['x-request-id']).toBeDefined();
+    },
+  );
+
+  test('preflights spend no budget; the next real request still has all of it', async () => {
+    for (let i = 0; i < MAX + 2; i++) expect((await preflight('/v1/sites')).statusCode).toBe(204);
+    const response = await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['ratelimit-remaining']).toBe(String(MAX - 1));
+  });
+
+  test('OPTIONS on an unknown path → the 404 problem, metered like any unknown path', async () => {
+    const response = await preflight('/v1/nowhere');
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json().code).toBe('not_found');
+    expect(response.headers['ratelimit-limit']).toBe(String(MAX));
+    expect(response.headers['access-control-allow-methods']).toBeUndefined();
+  });
+});
+
+describe('every answer is readable cross-origin, rate-limit headers included', () => {
+  test.each([
+    ['200', () => app.inject({ url: '/v1/me', headers: bearer(f.keys.b) }), 'getMe'],
+    ['401', () => app.inject({ url: '/v1/me' }), 'getMe'],
+    ['405', () => app.inject({ method: 'DELETE', url: '/v1/me', headers: bearer(f.keys.b) }), undefined],
+  ] as const)('%s', async (_status, send, operation) => {
+    const response = await send();
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['access-control-expose-headers']).toBe(EXPOSED);
+    if (operation) expectConforms(response, operation);
+    else expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+});
