@@ -6,7 +6,7 @@
  * Rebuild; docs/decisions/0008-compacted-cdc-topics.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Admin, ConfigResourceTypes } from 'kafkajs';
+import kafkajs, { type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 
 /**
@@ -14,6 +14,9 @@ import type { Logger } from 'pino';
  * table's first event). The same values as `topic.creation.default.*` in ops/stack/connector.json,
  * which Debezium uses for the topics it creates; ingest/tests/data-topics.test.ts keeps them equal.
  */
+// kafkajs is CommonJS: Node's ESM loader does not see this export as a named one.
+const { ConfigResourceTypes } = kafkajs;
+
 export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze({
   'cleanup.policy': 'compact',
   // A tombstone (and, through min.compaction.lag.ms, the `d` event before it) stays 7 days: ingest
