@@ -10,6 +10,7 @@ import type { ValueOptions } from './decode-value.ts';
 import { asObject, readEnvelope } from './envelope.ts';
 import { DecodeError, fail } from './errors.ts';
 import { parseExact, parseFast, UnsafeIntegerError } from './exact-json.ts';
+import { keyText, PartitionPositions, type PartitionSeen } from './partition-positions.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { classifyTopic } from './topic.ts';
 import type { DecodeResult, RawRecord } from './types.ts';
@@ -55,6 +56,50 @@ interface DataTopic {
   readonly valueSlot: string;
 }
 
+function decodeKey(
+  cache: SchemaCache,
+  topic: DataTopic,
+  keyText: Uint8Array | string,
+  exact: boolean,
+  options: DecoderOptions,
+): Row {
+  const key = parse(cache, topic.keySlot, keyText, exact, 'key');
+  const keyRow: Row = decodeRow(
+    asObject(key.payload, 'key'),
+    cache.resolvedTypes(key.schema, options.avscTypes(topic.table)),
+    options,
+  ).row;
+  if (Object.keys(keyRow).length === 0) fail('message key has no columns');
+  return keyRow;
+}
+
+/**
+ * A tombstone: ignored after its `d` event, a delete when the log cleaner removed the `d` and this
+ * decoder knows the partition's position (partition-positions.ts).
+ */
+function decodeTombstone(
+  cache: SchemaCache,
+  origin: MessageOrigin,
+  topic: DataTopic,
+  keyBytes: Uint8Array | string | null,
+  seen: PartitionSeen | undefined,
+  options: DecoderOptions,
+): DecodeResult {
+  if (keyBytes === null || !seen || seen.maxLsn < 0 || seen.lastDeleteKey === keyText(keyBytes)) {
+    return { type: 'ignored', reason: 'tombstone' };
+  }
+  const decode = (exact: boolean) => decodeKey(cache, topic, keyBytes, exact, options);
+  let key: Row;
+  try {
+    key = decode(false);
+  } catch (error) {
+    if (!(error instanceof UnsafeIntegerError)) throw error;
+    key = decode(true);
+  }
+  const position = { lsn: seen.maxLsn + 1, tsMs: seen.tsMs };
+  return { type: 'change', change: { kind: 'delete', table: topic.table, key, position, origin } };
+}
+
 function decodeChange(
   cache: SchemaCache,
   origin: MessageOrigin,
@@ -78,13 +123,7 @@ function decodeChange(
   if (!ROW_OPS.has(envelope.op)) fail(`unknown op '${envelope.op.slice(0, 16)}'`);
 
   if (keyText === null) fail(`op '${envelope.op}' without a message key`);
-  const key = parse(cache, topic.keySlot, keyText, exact, 'key');
-  const keyRow: Row = decodeRow(
-    asObject(key.payload, 'key'),
-    cache.resolvedTypes(key.schema, avsc),
-    options,
-  ).row;
-  if (Object.keys(keyRow).length === 0) fail('message key has no columns');
+  const keyRow = decodeKey(cache, topic, keyText, exact, options);
 
   if (envelope.op === 'd')
     return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos, origin } };
@@ -118,25 +157,35 @@ export function createDecoder(options: DecoderOptions): Decoder {
     }
     return routed;
   };
+  const partitions = new PartitionPositions();
   return (record) => {
+    let data: DataTopic | undefined;
+    let result: DecodeResult;
     try {
       const topic = route(record.topic);
       if ('ignored' in topic) return { type: 'ignored', reason: topic.ignored };
-      if (record.value === null) return { type: 'ignored', reason: 'tombstone' };
-      const valueText = record.value;
-      if (valueText.length === 0) fail('empty value (neither an event nor a tombstone)');
-      const keyText = record.key;
+      data = topic;
       // Dead letters and refusals name the message a change came from.
       const origin = { topic: record.topic, partition: record.partition, offset: record.offset };
-      try {
-        return decodeChange(cache, origin, topic, keyText, valueText, false, options);
-      } catch (error) {
-        if (!(error instanceof UnsafeIntegerError)) throw error;
-        return decodeChange(cache, origin, topic, keyText, valueText, true, options);
+      const seen = partitions.before(record);
+      if (record.value === null) {
+        result = decodeTombstone(cache, origin, topic, record.key, seen, options);
+      } else {
+        if (record.value.length === 0) fail('empty value (neither an event nor a tombstone)');
+        try {
+          result = decodeChange(cache, origin, topic, record.key, record.value, false, options);
+        } catch (error) {
+          if (!(error instanceof UnsafeIntegerError)) throw error;
+          result = decodeChange(cache, origin, topic, record.key, record.value, true, options);
+        }
       }
     } catch (error) {
-      if (error instanceof DecodeError) return { type: 'dead-letter', reason: error.message };
-      return { type: 'dead-letter', reason: `unexpected decoder error: ${String(error).slice(0, 200)}` };
+      result =
+        error instanceof DecodeError
+          ? { type: 'dead-letter', reason: error.message }
+          : { type: 'dead-letter', reason: `unexpected decoder error: ${String(error).slice(0, 200)}` };
     }
+    if (data) partitions.after(record, result);
+    return result;
   };
 }
