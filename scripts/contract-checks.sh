@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Third-party contract checks, run by scripts/test.sh after the end-to-end tests (stack up,
-# .stack/env written):
+# <stack dir>/env written):
 #   1. Spectral (OAS + OWASP rulesets, api/.spectral.yaml) lints api/openapi.yaml clean;
 #   2. Schemathesis (`st run --checks all`, pinned, in .venv/) against a RUNNING api serving real
 #      data through the real pipeline: a company seeded in PostgreSQL, captured by Debezium, applied
@@ -13,18 +13,14 @@ cd "$(dirname "$0")/.."
 repo_root=$PWD
 source scripts/lib/contract-schemathesis.sh
 source scripts/lib/contract-pipeline.sh
+source scripts/lib/stack-env.sh
 
 echo "== Spectral: api/openapi.yaml with the OAS and OWASP rulesets"
 pnpm --silent --filter @pda/api run lint:contract
 
 st=$(ensure_schemathesis "$repo_root")
 
-if [ ! -f .stack/env ]; then
-  echo "contract-checks: .stack/env is missing: start the stack first (bash ops/stack/stack.sh up)" >&2
-  exit 1
-fi
-# shellcheck source=/dev/null
-source .stack/env
+source_stack_env
 
 run_id="contract-$(date +%s)-$$"
 work=$(mktemp -d)

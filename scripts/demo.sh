@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bootstrap.sh
+source scripts/lib/stack-env.sh
 
 api_port="${DEMO_API_PORT:-8080}"
 data_dir="${DEMO_DATA_DIR:-$PWD/.data/demo}"
@@ -16,8 +17,7 @@ mkdir -p "$data_dir"
 
 echo "== starting the stack (first run downloads Kafka, Connect and Debezium from Maven Central)"
 bash ops/stack/stack.sh up
-# shellcheck source=/dev/null
-source .stack/env
+source_stack_env
 
 company_count=$(psql "postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE" \
   -tAc 'SELECT count(*) FROM companies')

@@ -2,7 +2,7 @@
 # Sourced by scripts/contract-checks.sh: real data for the contract checks, through the real pipeline
 # (PostgreSQL → Debezium → Kafka → ingest → SQLite → api): one company seeded with ops' seed CLI under
 # a seed of its own, a key issued with ops' keys CLI, both removed again afterwards. Needs the stack's
-# .stack/env sourced (PDA_PG_*, PDA_KAFKA_BROKERS, PDA_TOPIC_PREFIX).
+# env file sourced (scripts/lib/stack-env.sh: PDA_PG_*, PDA_KAFKA_BROKERS, PDA_TOPIC_PREFIX).
 
 SCOPES=sites:read,services:read,equipment:read,equipment-categories:read,consumables:read
 
