@@ -10,7 +10,7 @@
  * api on it in its own process, follows links to the deep page's cursor, then measures with
  * autocannon: list page 1, list page P, item as fast as the api answers, the two list pages again at a
  * fixed rate (latency below saturation); and in the same run the peers: the same pages from
- * PostgreSQL with OFFSET (the stack's PostgreSQL, .stack/env; skipped with --no-pg or when it is not
+ * PostgreSQL with OFFSET (the stack's PostgreSQL, <stack dir>/env; skipped with --no-pg or when it is not
  * reachable) and the deep page's bytes from a bare node http server. Writes
  * bench/results/api-<date>.md and prints it.
  */
@@ -115,7 +115,7 @@ try {
 
   const pgEnv = readStackEnv();
   if (args['no-pg'] || pgEnv.PDA_PG_HOST === undefined) {
-    notes.push('PostgreSQL peer skipped (--no-pg or no .stack/env).');
+    notes.push('PostgreSQL peer skipped (--no-pg or no <stack dir>/env).');
   } else {
     const client = new pg.Client({
       host: pgEnv.PDA_PG_HOST,

@@ -26,7 +26,7 @@ import { openCompanyReader, type ProjectionDb } from '@pda/projections';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { benchWorker } from './ingest-worker.ts';
-import { kafkaBrokers, readStackEnv } from './stack-env.ts';
+import { kafkaBrokers, readStackEnv, stackEnvFile } from './stack-env.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -53,7 +53,7 @@ interface Timing {
 
 async function main() {
   const env = readStackEnv();
-  if (!env.PDA_PG_HOST) throw new Error('no .stack/env: start the stack (bash ops/stack/stack.sh up)');
+  if (!env.PDA_PG_HOST) throw new Error(`no ${stackEnvFile()}: start the stack (bash ops/stack/stack.sh up)`);
   const topicPrefix = env.PDA_TOPIC_PREFIX ?? 'pda';
   const pool = new pg.Pool({
     host: env.PDA_PG_HOST,

@@ -1,4 +1,5 @@
-// Public surface of @pda/ops: the seed generator, the API-key functions and the scope vocabulary.
+// Public surface of @pda/ops: the seed generator, the API-key functions, the scope vocabulary and the
+// reader of the native stack's addresses.
 
 export type { IssuedApiKey, IssueRequest } from './keys/issue.ts';
 export { issueApiKey } from './keys/issue.ts';
@@ -26,3 +27,4 @@ export type * from './seed/rows.ts';
 export { SEED_COLUMNS, SEED_TABLES } from './seed/rows.ts';
 export type { SeedOptions, SeedResult } from './seed/seed-database.ts';
 export { SeedConflictError, seedDatabase } from './seed/seed-database.ts';
+export { loadStackEnv, readStackEnv, stackDir, stackEnvFile } from './stack-env.ts';

@@ -1,39 +1,14 @@
 // Helpers for tests and scripts that talk to the native stack started by ops/stack/stack.sh:
-// read <stack dir>/env, build pg / kafkajs clients from it, poll for a condition.
-import { existsSync, readFileSync } from 'node:fs';
+// pg / kafkajs clients from its addresses (read by @pda/ops' readStackEnv), polling for a condition.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadStackEnv, stackEnvFile } from '@pda/ops';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
+export { loadStackEnv, stackDir } from '@pda/ops';
+
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-export const stackDir = (): string => process.env.PDA_STACK_DIR ?? join(repoRoot, '.stack');
-
-/** Parses the `export NAME=value` lines stack.sh writes (values quoted by bash's printf %q). */
-export function readStackEnv(file = join(stackDir(), 'env')): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const match = /^export ([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line);
-    if (!match) continue;
-    env[match[1]!] = unquoteBash(match[2]!);
-  }
-  return env;
-}
-
-function unquoteBash(value: string): string {
-  if (value.startsWith("$'") || value.startsWith("'")) {
-    throw new Error(`unsupported quoting in stack env value: ${value}`);
-  }
-  return value.replace(/\\(.)/g, '$1');
-}
-
-/** Copies the stack's addresses into process.env (the file wins: it describes the running stack). */
-export function loadStackEnv(): Record<string, string> {
-  const env = readStackEnv();
-  Object.assign(process.env, env);
-  return env;
-}
 
 export interface StackEnv {
   pg: { host: string; port: number; database: string; user: string; password: string };
@@ -45,10 +20,10 @@ export interface StackEnv {
 
 function required(name: string): string {
   // A worker that did not inherit the globalSetup's environment still finds the running stack.
-  if (!process.env[name] && existsSync(join(stackDir(), 'env'))) loadStackEnv();
+  if (!process.env[name]) loadStackEnv();
   const value = process.env[name];
   if (!value) {
-    throw new Error(`${name} is not set: run 'bash ops/stack/stack.sh up' and source .stack/env`);
+    throw new Error(`${name} is not set: run 'bash ops/stack/stack.sh up' and source ${stackEnvFile()}`);
   }
   return value;
 }
