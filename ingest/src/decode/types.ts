@@ -19,7 +19,7 @@ export type DecodeResult =
 
 /** Deliberately ignored messages (counted in metrics, never applied). */
 export type IgnoredReason =
-  | 'tombstone' // the null-value record after a delete: the `d` event already did the work
+  | 'tombstone' // null value right after its `d` (which did the work), or no known position (partition-positions.ts)
   | 'heartbeat' // __debezium-heartbeat.<prefix>
   | 'transaction' // <prefix>.transaction BEGIN/END markers
   | 'uncaptured-table' // a topic of a table this read side does not project
