@@ -1,8 +1,9 @@
+import { quoteIdent } from '../quote-ident.ts';
 import type { CompanyFiles } from './company-files.ts';
 import type { ControlFile } from './control-file.ts';
 import type { ControlOp } from './plan.ts';
 import type { Outcome } from './result.ts';
-import { quoteName, tableSpec } from './table-spec.ts';
+import { tableSpec } from './table-spec.ts';
 import { removeTombstone, tombstoneLsn, writeControlTombstone } from './tombstones.ts';
 import { upsertStatement } from './upsert-statement.ts';
 
@@ -30,14 +31,14 @@ export function applyControlOp(control: ControlFile, files: CompanyFiles, op: Co
       const tombstone = tombstoneLsn(statements, op.table, op.key);
       if (tombstone !== undefined && op.lsn <= tombstone) return 'skipped';
       const spec = tableSpec('control', op.table);
-      const where = spec.pk.map((c) => `${quoteName(c)} = ?`).join(' AND ');
+      const where = spec.pk.map((c) => `${quoteIdent(c)} = ?`).join(' AND ');
       const stored = statements
-        .get(`control:get:${op.table}`, () => `SELECT _src_lsn FROM ${quoteName(op.table)} WHERE ${where}`)
+        .get(`control:get:${op.table}`, () => `SELECT _src_lsn FROM ${quoteIdent(op.table)} WHERE ${where}`)
         .pluck()
         .get(...op.keyValues) as number | undefined;
       if (stored !== undefined && op.lsn <= stored) return 'skipped';
       statements
-        .get(`control:delete:${op.table}`, () => `DELETE FROM ${quoteName(op.table)} WHERE ${where}`)
+        .get(`control:delete:${op.table}`, () => `DELETE FROM ${quoteIdent(op.table)} WHERE ${where}`)
         .run(...op.keyValues);
       writeControlTombstone(statements, op.table, op.key, op.lsn);
       return 'applied';
@@ -47,7 +48,7 @@ export function applyControlOp(control: ControlFile, files: CompanyFiles, op: Co
       // Tenant tables: the floor, and their unrouted tombstones at or below it (the floor guards
       // those); their routes are cleared before routes are written.
       if (op.table === 'companies' || op.table === 'api_keys' || op.table === 'api_key_companies') {
-        statements.get(`control:truncate:${op.table}`, () => `DELETE FROM ${quoteName(op.table)}`).run();
+        statements.get(`control:truncate:${op.table}`, () => `DELETE FROM ${quoteIdent(op.table)}`).run();
         statements
           .get('control:truncate:tombstones', () => 'DELETE FROM tombstones WHERE table_name = ?')
           .run(op.table);

@@ -1,7 +1,7 @@
+import { quoteIdent } from '../quote-ident.ts';
 import type { CompanyFile } from './company-file.ts';
 import type { CompanyOp } from './plan.ts';
 import type { Outcome } from './result.ts';
-import { quoteName } from './table-spec.ts';
 import { touchEquipmentOfCategory, touchSite } from './touch-parents.ts';
 
 type DeleteOp = Extract<CompanyOp, { kind: 'delete' }>;
@@ -18,7 +18,7 @@ export function deleteRow(file: CompanyFile, op: DeleteOp): Outcome {
   const tombstone = file.tombstoneLsn(table, id);
   if (tombstone !== undefined && lsn <= tombstone) return 'skipped';
 
-  const t = quoteName(table);
+  const t = quoteIdent(table);
   const stored = file.statements
     .get(`delete:get:${table}`, () =>
       table === 'site_contacts'

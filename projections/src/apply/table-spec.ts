@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { migrate, type ProjectionKind } from '../migrate.ts';
+import { quoteIdent } from '../quote-ident.ts';
 
 /**
  * Column layout of a projection table, read once per process from an in-memory database migrated
@@ -50,7 +51,7 @@ export function tableSpec(kind: ProjectionKind, table: string): TableSpec {
   const cached = specs.get(table);
   if (cached) return cached;
   const info = schemaDb(kind)
-    .prepare(`PRAGMA table_info(${quoteName(table)})`)
+    .prepare(`PRAGMA table_info(${quoteIdent(table)})`)
     .all() as TableInfoRow[];
   if (info.length === 0) throw new Error(`projection table ${table} does not exist`);
   const spec: TableSpec = {
@@ -76,11 +77,6 @@ function schemaDb(kind: ProjectionKind): Database.Database {
     schemas.set(kind, db);
   }
   return db;
-}
-
-/** SQL identifier quoting; identifiers only ever come from our own schema, this keeps them inert. */
-export function quoteName(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 function columnType(declared: string): ColumnType {

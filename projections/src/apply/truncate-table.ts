@@ -1,7 +1,7 @@
+import { quoteIdent } from '../quote-ident.ts';
 import type { CompanyFile } from './company-file.ts';
 import type { CompanyOp } from './plan.ts';
 import type { Outcome } from './result.ts';
-import { quoteName } from './table-spec.ts';
 import { touchAllParents } from './touch-parents.ts';
 
 type TruncateOp = Extract<CompanyOp, { kind: 'truncate' }>;
@@ -15,7 +15,7 @@ export function truncateTable(file: CompanyFile, op: TruncateOp): Outcome {
   const floor = file.floors.get(table);
   if (floor !== undefined && lsn <= floor) return 'skipped';
   const changedUs = file.nextChangeTime();
-  file.statements.get(`truncate:${table}`, () => `DELETE FROM ${quoteName(table)}`).run();
+  file.statements.get(`truncate:${table}`, () => `DELETE FROM ${quoteIdent(table)}`).run();
   file.statements.get('truncate:tombstones', () => 'DELETE FROM tombstones WHERE table_name = ?').run(table);
   file.statements
     .get(

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
+import { quoteIdent } from '../quote-ident.ts';
 import type { StatementCache } from './statement-cache.ts';
-import { CHANGED_US, quoteName, SRC_LSN, type TableSpec } from './table-spec.ts';
+import { CHANGED_US, SRC_LSN, type TableSpec } from './table-spec.ts';
 
 /**
  * The guarded upsert of one table, prepared once per handle and per set of missing columns:
@@ -16,7 +17,7 @@ export function upsertStatement(
 ): Statement {
   const key = missing.length === 0 ? `upsert:${spec.table}` : `upsert:${spec.table}:${missing.join(',')}`;
   return statements.get(key, () => {
-    const t = quoteName(spec.table);
+    const t = quoteIdent(spec.table);
     const bookkeeping = spec.hasChangeTime ? [SRC_LSN, CHANGED_US] : [SRC_LSN];
     const insert = [...spec.columns.map((c) => c.name), ...bookkeeping];
     const update = [
@@ -25,10 +26,10 @@ export function upsertStatement(
         .map((c) => c.name),
       ...bookkeeping,
     ];
-    return `INSERT INTO ${t} (${insert.map(quoteName).join(', ')})
+    return `INSERT INTO ${t} (${insert.map(quoteIdent).join(', ')})
       VALUES (${insert.map(() => '?').join(', ')})
-      ON CONFLICT (${spec.pk.map(quoteName).join(', ')}) DO UPDATE SET
-        ${update.map((c) => `${quoteName(c)} = excluded.${quoteName(c)}`).join(', ')}
-      WHERE excluded.${quoteName(SRC_LSN)} > ${t}.${quoteName(SRC_LSN)}`;
+      ON CONFLICT (${spec.pk.map(quoteIdent).join(', ')}) DO UPDATE SET
+        ${update.map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`).join(', ')}
+      WHERE excluded.${quoteIdent(SRC_LSN)} > ${t}.${quoteIdent(SRC_LSN)}`;
   });
 }

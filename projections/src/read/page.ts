@@ -1,4 +1,5 @@
-import { quoteIdent, type ReadHandle } from './read-handle.ts';
+import { quoteIdent } from '../quote-ident.ts';
+import type { ReadHandle } from './read-handle.ts';
 import { rowBuilder } from './row-builder.ts';
 import {
   PAGE_TABLE_COLUMNS,

@@ -43,8 +43,3 @@ export class ReadHandle {
     if (this.db.open) this.db.close();
   }
 }
-
-/** Quotes an SQL identifier; callers pass only names from the table specs, this is the second lock. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
