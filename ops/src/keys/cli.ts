@@ -1,8 +1,8 @@
 // `pnpm --filter @pda/ops keys -- issue|revoke|rotate|list ...`: the vendor admin's key tool.
 // The key is printed once, by issue and rotate, and nowhere else (not in logs, not by list).
 import { parseArgs } from 'node:util';
+import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
 import pg from 'pg';
-import { cliArgs, runCli, UsageError } from '../cli/run-cli.ts';
 import { pgConfigFromEnv } from '../pg/pg-config.ts';
 import { SCOPE_NAMES } from '../scopes.ts';
 import { printIssued, printList } from './cli-output.ts';

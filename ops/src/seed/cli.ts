@@ -1,8 +1,8 @@
 // `pnpm --filter @pda/ops seed -- --companies 3 --sites 120 ... --seed 42 [--run R] [--truncate]`
 import { parseArgs } from 'node:util';
+import { cliArgs, runCli, UsageError, wholeNumber } from '@pda/projections/cli';
 import pg from 'pg';
 import pino from 'pino';
-import { cliArgs, runCli, UsageError, wholeNumber } from '../cli/run-cli.ts';
 import { pgConfigFromEnv } from '../pg/pg-config.ts';
 import { DEFAULT_COUNTS, type SeedCounts } from './counts.ts';
 import { seedDatabase } from './seed-database.ts';

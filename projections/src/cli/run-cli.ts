@@ -1,12 +1,21 @@
-// Shared shell behaviour of the ops CLIs: bad arguments → one-line error + usage, exit 2;
-// any other failure (database unreachable, key not found) → one-line error, exit 1. No stack traces.
+// The one shell of the workspace's command-line tools (ops' seed and keys, ingest's replay and
+// rebuild): bad arguments → one `error:` line and the usage, exit 2; any other failure (database
+// unreachable, key not found, rebuild refused) → one `error:` line, exit 1. No stack traces.
+// Exported as `@pda/projections/cli` so a tool loads it without better-sqlite3; it lives here, the
+// package every tool can depend on (ingest → projections ← api; ops may depend on anything).
+import { resolve } from 'node:path';
 
 /** Thrown for anything the caller typed wrong. */
 export class UsageError extends Error {}
 
-/** `pnpm --filter @pda/ops seed -- --x` may or may not forward the `--`; accept both. */
+/** `pnpm --filter <pkg> <script> -- --x` may or may not forward the `--`; accept both. */
 export function cliArgs(argv: readonly string[] = process.argv.slice(2)): string[] {
   return argv[0] === '--' ? argv.slice(1) : [...argv];
+}
+
+/** pnpm runs package scripts inside the package: resolve a path the user typed against INIT_CWD. */
+export function userPath(path: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), path);
 }
 
 function isParseArgsError(error: unknown): error is Error {
@@ -26,6 +35,7 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
+/** Runs `main`, turning a failure into one line on stderr and the exit code (it does not exit). */
 export async function runCli(usage: string, main: () => Promise<void>): Promise<void> {
   try {
     await main();
