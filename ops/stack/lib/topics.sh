@@ -51,7 +51,7 @@ data_topics_configure() {
   if ((${#altered[@]} > 0)); then
     log "data topics set to $settings: ${altered[*]}"
   else
-    log "data topics already have $settings"
+    log "data topics: none lacks $settings"
   fi
   printf '%s' "$settings" >"$TOPICS_MARKER"
 }
