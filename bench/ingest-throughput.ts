@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDecoder, type Decoder, loadAvscTypes } from '@pda/ingest';
+import { createDecoder, DATA_TOPIC_CONFIG, type Decoder, loadAvscTypes } from '@pda/ingest';
 import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
@@ -96,8 +96,14 @@ async function main() {
   const admin = kafka.admin();
   await admin.connect();
   const topics = ['companies', ...MIX.map(([t]) => t)].map((t) => `${prefix}.public.${t}`);
+  // Created as the connector creates its topics (compacted; nothing is old enough to be compacted
+  // during a run), so the worker sees what it sees in production.
   await admin.createTopics({
-    topics: topics.map((topic) => ({ topic, numPartitions: 1 })),
+    topics: topics.map((topic) => ({
+      topic,
+      numPartitions: 1,
+      configEntries: Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({ name, value })),
+    })),
     waitForLeaders: true,
   });
 
