@@ -1,6 +1,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RESOURCE_NAMES } from '@pda/schemas/registry';
 import { afterAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { CONTRACT_FILE, loadContract } from '../src/contract/load-contract.ts';
@@ -17,7 +18,8 @@ describe('route inventory', () => {
     const served = app.routeInventory.map((route) => `${route.method} ${route.path}`).sort();
     const documented = [...loadContract().operations.values()].map((op) => `${op.method} ${op.path}`).sort();
     expect(served).toEqual(documented);
-    expect(served).toHaveLength(14);
+    // health, version, me, reference/scopes, plus a list and an item route per registry resource.
+    expect(served).toHaveLength(4 + 2 * RESOURCE_NAMES.length);
     await app.close();
   });
 

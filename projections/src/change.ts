@@ -3,30 +3,26 @@
  * Decoding happens once, at the edge (ingest); everything after it works on this union.
  */
 
-/** The captured source tables (PostgreSQL `public.<table>`). */
-export const SOURCE_TABLES = [
-  'companies',
-  'api_keys',
-  'api_key_companies',
-  'sites',
-  'site_contacts',
-  'services',
-  'equipment_categories',
-  'equipment',
-  'consumables',
-] as const;
-export type SourceTable = (typeof SOURCE_TABLES)[number];
+import {
+  CONTROL_TABLE_NAMES,
+  type ControlTableName,
+  TABLE_NAMES,
+  type TableName,
+  TENANT_TABLE_NAMES,
+  type TenantTableName,
+} from '@pda/schemas/registry';
+
+/** The captured source tables (PostgreSQL `public.<table>`): the table registry's list. */
+export const SOURCE_TABLES: readonly TableName[] = TABLE_NAMES;
+export type SourceTable = TableName;
 
 /** Tables whose rows live in a company file (they carry company_id in the source). */
-export const TENANT_TABLES = [
-  'sites',
-  'site_contacts',
-  'services',
-  'equipment_categories',
-  'equipment',
-  'consumables',
-] as const satisfies readonly SourceTable[];
-export type TenantTable = (typeof TENANT_TABLES)[number];
+export const TENANT_TABLES: readonly TenantTableName[] = TENANT_TABLE_NAMES;
+export type TenantTable = TenantTableName;
+
+/** Tables whose rows live in control.sqlite (companies, keys and their grants). */
+export const CONTROL_TABLES: readonly ControlTableName[] = CONTROL_TABLE_NAMES;
+export type ControlTable = ControlTableName;
 
 /**
  * A decoded column value: decimals are exact decimal strings ('12.50'), timestamps ISO 8601 UTC

@@ -1,20 +1,8 @@
 import type { ConsumableRow } from '@pda/projections';
-import { type Json, money, type Resource } from './resource.ts';
+import { type Json, money, type Resource, registered } from './resource.ts';
 
 export const consumables: Resource<'consumables'> = {
-  name: 'consumables',
-  table: 'consumables',
-  fields: [
-    'id',
-    'name',
-    'name_for_operators',
-    'client_description',
-    'group',
-    'default_rates',
-    'created_at',
-    'updated_at',
-  ],
-  relations: {},
+  ...registered('consumables'),
   present: (_handle, rows) => rows.map(consumableJson),
 };
 

@@ -1,11 +1,8 @@
 import type { EquipmentCategoryRow } from '@pda/projections';
-import { type Json, money, type Resource } from './resource.ts';
+import { type Json, money, type Resource, registered } from './resource.ts';
 
 export const equipmentCategories: Resource<'equipment_categories'> = {
-  name: 'equipment-categories',
-  table: 'equipment_categories',
-  fields: ['id', 'name', 'group', 'default_rates', 'created_at', 'updated_at'],
-  relations: {},
+  ...registered('equipment-categories'),
   present: (_handle, rows) => rows.map(categoryJson),
 };
 

@@ -1,21 +1,9 @@
 import { type EquipmentRow, readCategoriesByIds } from '@pda/projections';
 import { categoryJson } from './equipment-categories.ts';
-import type { Json, Resource } from './resource.ts';
+import { type Json, type Resource, registered } from './resource.ts';
 
 export const equipment: Resource<'equipment'> = {
-  name: 'equipment',
-  table: 'equipment',
-  fields: [
-    'id',
-    'name',
-    'name_for_operators',
-    'client_description',
-    'category_id',
-    'category',
-    'created_at',
-    'updated_at',
-  ],
-  relations: { category: { scope: 'equipment-categories:read' } },
+  ...registered('equipment'),
   present(handle, rows, include) {
     const categories = include.has('category')
       ? readCategoriesByIds(handle, [...new Set(rows.map((row) => row.category_id))])

@@ -1,9 +1,11 @@
 import type { PageTable, PageTableRows, ReadHandle } from '@pda/projections';
+import { RESOURCES, type ResourceName } from '@pda/schemas/registry';
 
 /**
  * How one exported resource maps onto its projection table: the member names `fields[<name>]`
  * accepts, the relations `include` accepts (each with the extra scope it needs), and how rows
- * become the contract's JSON shapes. Member order follows the tables of docs/public-data-api-v1.md.
+ * become the contract's JSON shapes. Name, table, fields and relations come from the table registry
+ * (@pda/schemas/registry; member order follows the tables of docs/public-data-api-v1.md).
  */
 
 export type Json = Record<string, unknown>;
@@ -26,4 +28,22 @@ export interface Resource<T extends PageTable = PageTable> {
 
 export function money(amount: string, currency: string): { amount: string; currency: string } {
   return { amount, currency };
+}
+
+/** A resource's name, table, fields and relations as the table registry declares them. */
+export function registered<R extends ResourceName>(
+  name: R,
+): Pick<Resource<(typeof RESOURCES)[R]['table']>, 'name' | 'table' | 'fields' | 'relations'> {
+  const { table, fields, relations } = RESOURCES[name];
+  return {
+    name,
+    table,
+    fields,
+    relations: Object.fromEntries(
+      Object.entries(relations).map(([relation, def]) => [
+        relation,
+        { scope: 'scope' in def ? def.scope : undefined },
+      ]),
+    ),
+  };
 }

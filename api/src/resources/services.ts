@@ -1,21 +1,8 @@
 import type { ServiceRow } from '@pda/projections';
-import { type Json, money, type Resource } from './resource.ts';
+import { type Json, money, type Resource, registered } from './resource.ts';
 
 export const services: Resource<'services'> = {
-  name: 'services',
-  table: 'services',
-  fields: [
-    'id',
-    'name',
-    'name_for_operators',
-    'client_description',
-    'color',
-    'client',
-    'subcontractor',
-    'created_at',
-    'updated_at',
-  ],
-  relations: {},
+  ...registered('services'),
   present: (_handle, rows) => rows.map(serviceJson),
 };
 

@@ -1,26 +1,8 @@
 import { readContactsBySiteIds, type SiteContactRow, type SiteRow } from '@pda/projections';
-import type { Json, Resource } from './resource.ts';
+import { type Json, type Resource, registered } from './resource.ts';
 
 export const sites: Resource<'sites'> = {
-  name: 'sites',
-  table: 'sites',
-  fields: [
-    'id',
-    'name',
-    'name_for_operators',
-    'site_reference',
-    'client_reference',
-    'client_company_id',
-    'notes',
-    'area',
-    'address',
-    'coordinates',
-    'created_at',
-    'updated_at',
-    'contacts',
-  ],
-  // Contacts are part of a site: sites:read covers them.
-  relations: { contacts: { scope: undefined } },
+  ...registered('sites'),
   present(handle, rows, include) {
     const contacts = include.has('contacts')
       ? readContactsBySiteIds(

@@ -1,9 +1,10 @@
 /**
- * The captured tables' columns as Debezium sees them (ops/db/schema.sql), for building
+ * The captured tables' columns as Debezium sees them (schemas/<table>.avsc), for building
  * real-shaped events in tests and the benchmark. Kinds: uuid, text, int, decimal(scale),
  * timestamptz, text[].
  */
-import type { SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { type ColumnKind, loadTableSchema, TABLES } from '@pda/schemas';
 
 export type SourceColumnKind = 'uuid' | 'text' | 'int' | 'decimal' | 'timestamptz' | 'text[]';
 export interface SourceColumn {
@@ -14,81 +15,31 @@ export interface SourceColumn {
   readonly precision?: number;
 }
 
-const money = (name: string): SourceColumn => ({ name, kind: 'decimal', scale: 2, precision: 12 });
-const text = (...names: string[]): SourceColumn[] => names.map((name) => ({ name, kind: 'text' }));
-const stamps: SourceColumn[] = [
-  { name: 'created_at', kind: 'timestamptz' },
-  { name: 'updated_at', kind: 'timestamptz' },
-];
-const tenant = (...cols: SourceColumn[]): SourceColumn[] => [
-  { name: 'id', kind: 'uuid' },
-  { name: 'company_id', kind: 'uuid' },
-  ...cols,
-  ...stamps,
-];
-
-export const SOURCE_COLUMNS: Readonly<Record<SourceTable, readonly SourceColumn[]>> = {
-  companies: [{ name: 'id', kind: 'uuid' }, ...text('name', 'currency'), ...stamps],
-  api_keys: [
-    { name: 'id', kind: 'uuid' },
-    ...text('name', 'prefix', 'last_four', 'key_sha256'),
-    { name: 'scopes', kind: 'text[]' },
-    { name: 'expires_at', kind: 'timestamptz', optional: true },
-    { name: 'revokes_at', kind: 'timestamptz', optional: true },
-    ...stamps,
-  ],
-  api_key_companies: [{ name: 'api_key_id', kind: 'uuid' }, { name: 'company_id', kind: 'uuid' }, ...stamps],
-  sites: tenant(
-    ...text('name', 'name_for_operators', 'site_reference', 'client_reference', 'client_company_id', 'notes'),
-    { ...money('area'), optional: true },
-    ...text('address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country'),
-    { name: 'latitude', kind: 'decimal', scale: 6, precision: 9, optional: true },
-    { name: 'longitude', kind: 'decimal', scale: 6, precision: 9, optional: true },
-    { name: 'coordinates_accuracy', kind: 'text', optional: true },
-    { name: 'geocoded_at', kind: 'timestamptz', optional: true },
-  ),
-  site_contacts: tenant(
-    { name: 'site_id', kind: 'uuid' },
-    ...text('name', 'role', 'email', 'phone', 'phone_type'),
-  ),
-  services: tenant(
-    ...text('name', 'name_for_operators', 'client_description', 'color', 'client_charge_type'),
-    money('client_rate_amount'),
-    ...text('client_rate_currency'),
-    { name: 'client_minimum_minutes', kind: 'int' },
-    ...text('subcontractor_charge_type'),
-    money('subcontractor_rate_amount'),
-    ...text('subcontractor_rate_currency'),
-    { name: 'subcontractor_minimum_minutes', kind: 'int' },
-  ),
-  equipment_categories: tenant(
-    ...text('name', 'group_name'),
-    money('default_client_rate_amount'),
-    ...text('default_client_rate_currency'),
-    money('default_subcontractor_rate_amount'),
-    ...text('default_subcontractor_rate_currency'),
-  ),
-  equipment: tenant(
-    { name: 'category_id', kind: 'uuid' },
-    ...text('name', 'name_for_operators', 'client_description'),
-  ),
-  consumables: tenant(
-    ...text('name', 'name_for_operators', 'client_description', 'group_name'),
-    money('default_client_rate_amount'),
-    ...text('default_client_rate_currency'),
-    money('default_subcontractor_rate_amount'),
-    ...text('default_subcontractor_rate_currency'),
-  ),
+const KIND: Readonly<Record<ColumnKind, SourceColumnKind>> = {
+  uuid: 'uuid',
+  string: 'text',
+  int: 'int',
+  decimal: 'decimal',
+  'zoned-timestamp': 'timestamptz',
+  'string-array': 'text[]',
 };
 
-export const PRIMARY_KEYS: Readonly<Record<SourceTable, readonly string[]>> = {
-  companies: ['id'],
-  api_keys: ['id'],
-  api_key_companies: ['api_key_id', 'company_id'],
-  sites: ['id'],
-  site_contacts: ['id'],
-  services: ['id'],
-  equipment_categories: ['id'],
-  equipment: ['id'],
-  consumables: ['id'],
-};
+function sourceColumns(table: SourceTable): SourceColumn[] {
+  return loadTableSchema(table).columns.map((column) => ({
+    name: column.name,
+    kind: KIND[column.kind],
+    ...(column.nullable ? { optional: true } : {}),
+    ...(column.precision === undefined ? {} : { precision: column.precision }),
+    ...(column.scale === undefined ? {} : { scale: column.scale }),
+  }));
+}
+
+/** Read from the .avsc files (schemas/<table>.avsc) of the registry's tables. */
+export const SOURCE_COLUMNS: Readonly<Record<SourceTable, readonly SourceColumn[]>> = Object.fromEntries(
+  SOURCE_TABLES.map((table) => [table, sourceColumns(table)]),
+) as unknown as Record<SourceTable, readonly SourceColumn[]>;
+
+/** The registry's primary keys (the Kafka message key columns). */
+export const PRIMARY_KEYS: Readonly<Record<SourceTable, readonly string[]>> = Object.fromEntries(
+  SOURCE_TABLES.map((table) => [table, TABLES[table].primaryKey]),
+) as unknown as Record<SourceTable, readonly string[]>;

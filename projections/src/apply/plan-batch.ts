@@ -1,4 +1,4 @@
-import { type Change, TENANT_TABLES, type TenantTable } from '../change.ts';
+import { type Change, CONTROL_TABLES, TENANT_TABLES, type TenantTable } from '../change.ts';
 import type { ControlFile } from './control-file.ts';
 import { listCompanyFiles } from './list-companies.ts';
 import { emptyPlan, type Plan } from './plan.ts';
@@ -7,7 +7,7 @@ import { planTenantDelete, planTenantTruncate, planTenantUpsert } from './plan-t
 import { RouteView } from './route-view.ts';
 
 const TENANT = new Set<string>(TENANT_TABLES);
-const CONTROL = new Set<string>(['companies', 'api_keys', 'api_key_companies']);
+const CONTROL = new Set<string>(CONTROL_TABLES);
 
 function isTenant(table: string): table is TenantTable {
   return TENANT.has(table);
