@@ -1,0 +1,351 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import { loadContract } from '@pda/api';
+import { migrationsFor, type ProjectionKind } from '@pda/projections';
+import {
+  CONTROL_TABLE_NAMES,
+  type ColumnType,
+  RESOURCE_NAMES,
+  RESOURCES,
+  type ResourceDef,
+  SCOPES,
+  TABLE_NAMES,
+  TABLES,
+  type TableDef,
+  TENANT_TABLE_NAMES,
+} from '@pda/schemas/registry';
+import { describe, expect, test } from 'vitest';
+
+// The table registry (@pda/schemas/registry) is the one list of what is captured, projected and
+// exported. What cannot import it is compared with it here; every failure names the list and the
+// table or column that disagrees (docs/adding-a-table.md).
+
+const root = (path: string): string => fileURLToPath(new URL(`../${path}`, import.meta.url));
+const read = (path: string): string => readFileSync(root(path), 'utf8');
+const registryTables: readonly string[] = TABLE_NAMES;
+
+/** Fails with "<list>: missing <table> ..., unexpected <table> ..." when the two sets differ. */
+function expectSameNames(list: string, actual: Iterable<string>, expected: Iterable<string>): void {
+  const have = new Set(actual);
+  const want = new Set(expected);
+  const missing = [...want].filter((name) => !have.has(name));
+  const extra = [...have].filter((name) => !want.has(name));
+  const problems = [
+    ...(missing.length > 0 ? [`missing ${missing.join(', ')}`] : []),
+    ...(extra.length > 0 ? [`not in the registry: ${extra.join(', ')}`] : []),
+  ];
+  expect(problems, `${list} disagrees with the table registry: ${problems.join('; ')}`).toEqual([]);
+}
+
+/** Comma-separated SQL identifiers (whitespace and line breaks allowed). */
+const identifiers = (text: string): string[] =>
+  text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+
+describe('the table registry', () => {
+  test('resources page over tenant tables and name existing columns', () => {
+    for (const name of RESOURCE_NAMES) {
+      const resource: ResourceDef = RESOURCES[name];
+      const table: TableDef | undefined = (TABLES as Readonly<Record<string, TableDef>>)[resource.table];
+      expect(table?.kind, `resource ${name}: table ${resource.table} is not a tenant table`).toBe('tenant');
+      const columns = Object.keys(table?.columns ?? {});
+      for (const column of resource.sort) {
+        expect(
+          columns,
+          `resource ${name}: sort field ${column} is not a column of ${resource.table}`,
+        ).toContain(column);
+      }
+      expect(resource.fields[0], `resource ${name}: fields must start with id`).toBe('id');
+      for (const [relation, def] of Object.entries(resource.relations)) {
+        expect(resource.fields, `resource ${name}: relation ${relation} is not in its fields`).toContain(
+          relation,
+        );
+        expect(registryTables, `resource ${name}: relation ${relation} names table ${def.table}`).toContain(
+          def.table,
+        );
+      }
+    }
+    for (const table of TABLE_NAMES) {
+      const def: TableDef = TABLES[table];
+      for (const column of def.primaryKey) {
+        expect(
+          Object.keys(def.columns),
+          `registry ${table}: primary key ${column} is not a column`,
+        ).toContain(column);
+      }
+    }
+  });
+
+  test('one read scope per resource', () => {
+    expect(SCOPES.map((entry) => entry.resource)).toEqual(RESOURCE_NAMES);
+    for (const entry of SCOPES)
+      expect(entry.scope, `scope of ${entry.resource}`).toBe(`${entry.resource}:read`);
+  });
+});
+
+describe('ops/db/schema.sql (the source tables)', () => {
+  const sql = read('ops/db/schema.sql');
+  const ddl = new Map(
+    [...sql.matchAll(/CREATE TABLE IF NOT EXISTS (\w+) \(([\s\S]*?)\n\);/g)].map((m) => [
+      m[1] ?? '',
+      m[2] ?? '',
+    ]),
+  );
+
+  test('creates exactly the registry tables', () => {
+    expectSameNames('ops/db/schema.sql CREATE TABLE', ddl.keys(), registryTables);
+  });
+
+  test('tenant tables carry company_id', () => {
+    for (const table of TENANT_TABLE_NAMES) {
+      expect(ddl.get(table) ?? '', `ops/db/schema.sql: tenant table ${table} has no company_id`).toMatch(
+        /^\s*company_id\s/m,
+      );
+    }
+  });
+});
+
+describe('ops/stack/sql/publication.sql', () => {
+  const sql = read('ops/stack/sql/publication.sql');
+
+  test('the captured array lists the registry tables', () => {
+    const array = /captured text\[\] := ARRAY\[([\s\S]*?)\];/.exec(sql)?.[1];
+    expect(array, 'publication.sql: no `captured text[] := ARRAY[...]`').toBeDefined();
+    const names = identifiers(array ?? '').map((name) => name.replace(/^'|'$/g, ''));
+    expectSameNames('ops/stack/sql/publication.sql captured ARRAY', names, registryTables);
+  });
+
+  test('ALTER PUBLICATION ... SET TABLE lists the registry tables', () => {
+    const list = /ALTER PUBLICATION pda_publication SET TABLE([\s\S]*?);/.exec(sql)?.[1];
+    expect(list, 'publication.sql: no ALTER PUBLICATION ... SET TABLE').toBeDefined();
+    expectSameNames('ops/stack/sql/publication.sql SET TABLE', identifiers(list ?? ''), registryTables);
+  });
+
+  test('GRANT SELECT lists the registry tables', () => {
+    const grant = /GRANT SELECT ON ([\s\S]*?) TO %I/.exec(sql)?.[1];
+    expect(grant, 'publication.sql: no GRANT SELECT ON ... TO %I').toBeDefined();
+    const list = (grant ?? '').replace(/'\s*'/g, '').replace(/'/g, '');
+    expectSameNames('ops/stack/sql/publication.sql GRANT SELECT', identifiers(list), registryTables);
+  });
+});
+
+test('ops/stack/connector.json table.include.list is the registry tables', () => {
+  const config = JSON.parse(read('ops/stack/connector.json')) as Record<string, string>;
+  const list = (config['table.include.list'] ?? '').split(',').map((entry) => entry.replace(/^public\./, ''));
+  expectSameNames('ops/stack/connector.json table.include.list', list, registryTables);
+});
+
+describe('schemas/*.avsc', () => {
+  const files = readdirSync(root('schemas')).filter((name) => name.endsWith('.avsc'));
+
+  test('one .avsc per registry table', () => {
+    expectSameNames(
+      'schemas/*.avsc',
+      files.map((name) => name.replace(/\.avsc$/, '')),
+      registryTables,
+    );
+  });
+
+  test.each(TABLE_NAMES)('%s: projected columns come from the captured row', (table) => {
+    const avsc = JSON.parse(read(`schemas/${table}.avsc`)) as { fields: { name: string }[] };
+    const source = avsc.fields.map((field) => field.name);
+    const projected = Object.keys(TABLES[table].columns);
+    for (const column of projected) {
+      expect(source, `registry ${table}.${column} is not a field of schemas/${table}.avsc`).toContain(column);
+    }
+    if (TABLES[table].kind === 'tenant') {
+      // A company file keeps the whole row but its company_id (the file is the company).
+      expectSameNames(
+        `schemas/${table}.avsc fields (less company_id) vs registry columns of ${table}`,
+        source.filter((name) => name !== 'company_id'),
+        projected,
+      );
+    }
+  });
+});
+
+describe('projection migrations', () => {
+  /** Tables the projection keeps for itself (not captured tables), per file kind. */
+  const BOOKKEEPING: Record<ProjectionKind, readonly string[]> = {
+    company: ['meta', 'tombstones', 'truncations'],
+    control: ['routes', 'tombstones', 'ingest_state', 'truncations', 'dead_letters'],
+  };
+  const EXPECTED: Record<ProjectionKind, readonly string[]> = {
+    company: TENANT_TABLE_NAMES,
+    control: CONTROL_TABLE_NAMES,
+  };
+  const SQLITE_TYPE: Record<ColumnType, string> = {
+    text: 'TEXT NOT NULL',
+    'text?': 'TEXT',
+    integer: 'INTEGER NOT NULL',
+    'integer?': 'INTEGER',
+    real: 'REAL NOT NULL',
+    'real?': 'REAL',
+  };
+
+  function migrated(kind: ProjectionKind): DatabaseSync {
+    const db = new DatabaseSync(':memory:');
+    for (const step of migrationsFor(kind)) db.exec(step.sql);
+    return db;
+  }
+
+  interface TableInfo {
+    name: string;
+    type: string;
+    notnull: number;
+    pk: number;
+  }
+
+  describe.each(['company', 'control'] as const)('%s', (kind) => {
+    const db = migrated(kind);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
+        name: string;
+      }[]
+    )
+      .map((row) => row.name)
+      .filter((name) => !BOOKKEEPING[kind].includes(name));
+
+    test('create exactly the registry tables of that kind', () => {
+      expectSameNames(`projections/src/migrations/${kind} tables`, tables, EXPECTED[kind]);
+    });
+
+    test.each(EXPECTED[kind])('%s: columns, types and primary key match the registry', (table) => {
+      const def: TableDef = (TABLES as Readonly<Record<string, TableDef>>)[table] as TableDef;
+      const info = db.prepare(`PRAGMA table_info("${table}")`).all() as unknown as TableInfo[];
+      const columns = info.filter((column) => column.name !== '_src_lsn' && column.name !== '_changed_us');
+      const file = `projections/src/migrations/${kind}`;
+      expect(
+        columns.map(
+          (column) => `${column.name} ${column.type}${column.notnull || column.pk ? ' NOT NULL' : ''}`,
+        ),
+        `${file} columns of ${table} (in order) vs the registry`,
+      ).toEqual(Object.entries(def.columns).map(([name, type]) => `${name} ${SQLITE_TYPE[type]}`));
+      expect(
+        info
+          .filter((column) => column.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((column) => column.name),
+        `${file} primary key of ${table} vs the registry`,
+      ).toEqual(def.primaryKey);
+      expect(
+        info.map((column) => column.name),
+        `${file}: ${table} has no _src_lsn`,
+      ).toContain('_src_lsn');
+      if (kind === 'company') {
+        expect(
+          info.map((column) => column.name),
+          `${file}: ${table} has no _changed_us`,
+        ).toContain('_changed_us');
+      }
+    });
+
+    if (kind === 'company') {
+      test.each(RESOURCE_NAMES)(
+        'resource %s: every sort field and _changed_us is indexed as (column, id)',
+        (name) => {
+          const resource: ResourceDef = RESOURCES[name];
+          const indexes = (
+            db.prepare(`PRAGMA index_list("${resource.table}")`).all() as unknown as { name: string }[]
+          ).map((index) =>
+            (db.prepare(`PRAGMA index_info("${index.name}")`).all() as unknown as { name: string }[])
+              .map((column) => column.name)
+              .join(','),
+          );
+          for (const column of [...resource.sort.filter((c) => c !== 'id'), '_changed_us']) {
+            expect(
+              indexes,
+              `projections/src/migrations/company: no index (${column}, id) on ${resource.table} (resource ${name})`,
+            ).toContain(`${column},id`);
+          }
+        },
+      );
+    }
+  });
+});
+
+describe('api/openapi.yaml', () => {
+  const contract = loadContract();
+  /** Operations that are not a registry resource's list or item. */
+  const OTHER = ['getHealth', 'getVersion', 'getMe', 'listScopes'];
+  const byId = contract.operations;
+
+  const alternatives = (names: readonly string[]): string =>
+    names.length === 1 ? (names[0] ?? '') : `(${names.join('|')})`;
+  const fieldsPattern = (fields: readonly string[]): string =>
+    `^${alternatives(fields)}(,${alternatives(fields)})*$`;
+  const sortPattern = (sort: readonly string[]): string =>
+    `^-?${alternatives(sort)}(,-?${alternatives(sort)})*$`;
+  const includePattern = (relations: readonly string[]): string =>
+    `^${alternatives(relations)}(,${alternatives(relations)}){0,4}$`;
+
+  function queryParameter(operationId: string, name: string): { pattern?: string } | undefined {
+    const querystring = byId.get(operationId)?.schema.querystring as
+      | { properties?: Record<string, { pattern?: string }> }
+      | undefined;
+    return querystring?.properties?.[name];
+  }
+
+  test('every operation is a registry resource operation or a known non-resource one', () => {
+    const expected = [
+      ...OTHER,
+      ...RESOURCE_NAMES.flatMap((name) => [RESOURCES[name].operations.list, RESOURCES[name].operations.get]),
+    ];
+    expectSameNames('api/openapi.yaml operationIds', byId.keys(), expected);
+  });
+
+  describe.each(RESOURCE_NAMES)('resource %s', (name) => {
+    const resource: ResourceDef = RESOURCES[name];
+    const list = resource.operations.list;
+    const get = resource.operations.get;
+
+    test('paths and scopes', () => {
+      expect(byId.get(list)?.path, `api/openapi.yaml ${list}: path of resource ${name}`).toBe(resource.path);
+      expect(byId.get(get)?.path, `api/openapi.yaml ${get}: path of resource ${name}`).toBe(
+        `${resource.path}/{${resource.itemParam}}`,
+      );
+      for (const operation of [list, get]) {
+        expect(
+          byId.get(operation)?.scopes,
+          `api/openapi.yaml ${operation}: scopes of resource ${name}`,
+        ).toEqual([resource.scope]);
+      }
+    });
+
+    test('fields[...] pattern lists the registry fields', () => {
+      for (const operation of [list, get]) {
+        expect(
+          queryParameter(operation, `fields[${name}]`)?.pattern,
+          `api/openapi.yaml ${operation}: fields[${name}] pattern vs the registry's fields of ${name}`,
+        ).toBe(fieldsPattern(resource.fields));
+      }
+    });
+
+    test('sort pattern lists the registry sort fields', () => {
+      expect(
+        queryParameter(list, 'sort')?.pattern,
+        `api/openapi.yaml ${list}: sort pattern vs the registry's sort fields of ${name}`,
+      ).toBe(sortPattern(resource.sort));
+    });
+
+    test('include pattern lists the registry relations', () => {
+      const relations = Object.keys(resource.relations);
+      for (const operation of [list, get]) {
+        const include = queryParameter(operation, 'include');
+        if (relations.length === 0) {
+          expect(include, `api/openapi.yaml ${operation}: include on ${name}, which has no relations`).toBe(
+            undefined,
+          );
+        } else {
+          expect(
+            include?.pattern,
+            `api/openapi.yaml ${operation}: include pattern vs the registry's relations of ${name}`,
+          ).toBe(includePattern(relations));
+        }
+      }
+    });
+  });
+});
