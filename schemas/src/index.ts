@@ -18,5 +18,5 @@ export {
   type TableSchema,
 } from './load.ts';
 export { DecimalType, UuidType, ZONED_TIMESTAMP, ZonedTimestampType } from './logical-types.ts';
-export { CAPTURED_TABLES, type CapturedTable, isCapturedTable } from './tables.ts';
 export * from './registry.ts';
+export { CAPTURED_TABLES, type CapturedTable, isCapturedTable } from './tables.ts';
