@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runEntryPoint } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
 
 // The process contract of the api (README.md, Configuration): a bad configuration is refused before
@@ -7,21 +7,9 @@ import { describe, expect, it } from 'vitest';
 // anyway" into a failure, not a hang.
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [main],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
-      (error, _stdout, stderr) =>
-        resolve({ code: error === null ? 0 : (error.code as number | null), stderr }),
-    );
-  });
-}
-
 describe('api main.ts with a bad configuration', () => {
   it('refuses a misspelt API_ variable: exit 2, one line naming it', async () => {
-    const { code, stderr } = await runMain({
+    const { code, stderr } = await runEntryPoint(main, {
       API_DATA_DIR: '/nonexistent',
       API_CURSOR_SECRET: 's'.repeat(32),
       API_PORT: '0',

@@ -1,27 +1,15 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runEntryPoint } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
 
 // The process contract of `start` (ingest/README.md, exit codes): a bad configuration is refused
 // before anything connects, with exit code 2 and one line on stderr. The broker address is never
-// dialled, so no stack is needed; the timeout turns "it started anyway" into a failure, not a hang.
+// dialled, so no stack is needed.
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [main],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
-      (error, _stdout, stderr) =>
-        resolve({ code: error === null ? 0 : (error.code as number | null), stderr }),
-    );
-  });
-}
 
 describe('ingest main.ts with a bad configuration', () => {
   it('refuses a misspelt INGEST_ variable: exit 2, one line naming it', async () => {
-    const { code, stderr } = await runMain({
+    const { code, stderr } = await runEntryPoint(main, {
       INGEST_KAFKA_BROKERS: '127.0.0.1:1',
       INGEST_DATA_DIR: '/nonexistent',
       INGEST_ADMIN_PORT: '0',
@@ -32,7 +20,10 @@ describe('ingest main.ts with a bad configuration', () => {
   });
 
   it('names every bad variable on the same line', async () => {
-    const { code, stderr } = await runMain({ INGEST_DATA_DIR: '/nonexistent', INGEST_ADMIN_PROT: '1' });
+    const { code, stderr } = await runEntryPoint(main, {
+      INGEST_DATA_DIR: '/nonexistent',
+      INGEST_ADMIN_PROT: '1',
+    });
     expect(code, stderr).toBe(2);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/INGEST_KAFKA_BROKERS: .*INGEST_ADMIN_PROT: unknown setting/);

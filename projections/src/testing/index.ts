@@ -3,4 +3,5 @@
 export * from './build-projection.ts';
 export * from './free-port.ts';
 export * from './make-change.ts';
+export * from './run-entry-point.ts';
 export * from './sample-rows.ts';
