@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SCOPES } from '@pda/schemas/registry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectConforms, expectProblem } from './support/conformance.ts';
@@ -265,7 +266,11 @@ describe('identity', () => {
     const response = await get('/v1/reference/scopes', f.keys.noScopes);
     expectConforms(response, 'listScopes');
     const body = response.json();
-    expect(body.meta).toEqual({ count: 5 });
+    // Every scope of the registry (test/registry-consistency.test.ts checks it against the contract).
+    expect(body.meta).toEqual({ count: SCOPES.length });
+    expect(body.data.map((entry: { scope: string }) => entry.scope)).toEqual(
+      SCOPES.map((entry) => entry.scope),
+    );
     expect(body.data).toContainEqual({
       scope: 'sites:read',
       resource: 'sites',

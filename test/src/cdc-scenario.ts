@@ -2,7 +2,7 @@
 // asserts the events) and test/scripts/capture-fixtures.ts (which saves them). Fresh uuids per run,
 // so runs never collide and each run's events are found by key.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { SOURCE_TABLES } from '@pda/projections';
+import { SOURCE_TABLES, TENANT_TABLES, type TenantTable } from '@pda/projections';
 import type pg from 'pg';
 import { inTransaction } from './stack-env.ts';
 
@@ -119,12 +119,10 @@ export function snapshotSelects(ids: ScenarioIds): Record<CapturedTable, string>
     companies: `SELECT * FROM public.companies WHERE id = '${ids.company}'`,
     api_keys: `SELECT * FROM public.api_keys WHERE id = '${ids.apiKey}'`,
     api_key_companies: `SELECT * FROM public.api_key_companies WHERE api_key_id = '${ids.apiKey}'`,
-    sites: byCompany('sites'),
-    site_contacts: byCompany('site_contacts'),
-    services: byCompany('services'),
-    equipment_categories: byCompany('equipment_categories'),
-    equipment: byCompany('equipment'),
-    consumables: byCompany('consumables'),
+    ...(Object.fromEntries(TENANT_TABLES.map((table) => [table, byCompany(table)])) as Record<
+      TenantTable,
+      string
+    >),
   };
 }
 
