@@ -1,13 +1,16 @@
+import { TABLES } from '@pda/schemas/registry';
 import type { ColumnValue, Row, SourceTable } from '../change.ts';
 
 /**
  * Complete, plausible source rows (as ingest decodes them) for tests: pass the ids and whatever the
  * test is about, the other columns get fixed values. Decimals are strings, timestamps ISO 8601 UTC.
+ * A table without hand-written defaults below gets values made from its registry columns
+ * (generatedRow), so a new table needs no edit here (docs/adding-a-table.md).
  */
 
 const AT = '2026-01-31T12:00:00.000000Z';
 
-const DEFAULTS: Record<SourceTable, Record<string, ColumnValue>> = {
+const DEFAULTS: Partial<Record<SourceTable, Record<string, ColumnValue>>> = {
   companies: { name: 'Northern Snow & Ice Ltd', currency: 'CAD', created_at: AT, updated_at: AT },
   api_keys: {
     name: 'ERP export',
@@ -100,5 +103,20 @@ const DEFAULTS: Record<SourceTable, Record<string, ColumnValue>> = {
 
 /** A full source row of `table`: defaults overlaid with `fields` (ids, company_id, the field under test). */
 export function sampleRow(table: SourceTable, fields: Row): Row {
-  return { ...DEFAULTS[table], ...fields };
+  return { ...(DEFAULTS[table] ?? generatedRow(table)), ...fields };
+}
+
+/**
+ * Values for every projected column of `table` from its registry type: NULL where the column
+ * may be NULL, the fixed timestamp for `*_at`, text `sample <column>`, numbers 0. The key and
+ * company_id come from the caller, as with the hand-written defaults.
+ */
+export function generatedRow(table: SourceTable): Record<string, ColumnValue> {
+  const row: Record<string, ColumnValue> = {};
+  for (const [column, type] of Object.entries(TABLES[table].columns)) {
+    if (type.endsWith('?')) row[column] = null;
+    else if (column.endsWith('_at')) row[column] = AT;
+    else row[column] = type === 'text' ? `sample ${column}` : 0;
+  }
+  return row;
 }
