@@ -33,13 +33,12 @@ export interface ContractOperation {
 export interface Contract {
   readonly document: Json;
   readonly operations: ReadonlyMap<string, ContractOperation>;
-  /** Every path of the contract with a matcher, to tell "wrong method" (405) from "no such path" (404). */
-  readonly paths: readonly {
-    readonly path: string;
-    readonly matcher: RegExp;
-    readonly methods: readonly string[];
-  }[];
   operation(operationId: string): ContractOperation;
+  /**
+   * Whether the path of `url` (query ignored) is one of the contract's, whatever the method: tells
+   * "wrong method" (405) from "no such path" (404), and which preflights to answer.
+   */
+  hasPath(url: string): boolean;
 }
 
 const cache = new Map<string, Contract>();
@@ -52,10 +51,10 @@ export function loadContract(file: string = CONTRACT_FILE): Contract {
   const document = deref(raw, raw) as Record<string, Json>;
   const rootSecurity = (document.security ?? []) as Json[];
   const operations = new Map<string, ContractOperation>();
-  const paths: { path: string; matcher: RegExp; methods: string[] }[] = [];
+  const pathMatchers: RegExp[] = [];
   for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
     const methods = Object.keys(item).filter((key) => METHODS.includes(key));
-    paths.push({ path, matcher: pathMatcher(path), methods: methods.map((m) => m.toUpperCase()) });
+    pathMatchers.push(pathMatcher(path));
     for (const method of methods) {
       if (method !== 'get')
         throw new Error(`contract: only GET operations are served, found ${method} ${path}`);
@@ -69,11 +68,14 @@ export function loadContract(file: string = CONTRACT_FILE): Contract {
   const contract: Contract = {
     document,
     operations,
-    paths,
     operation(operationId) {
       const operation = operations.get(operationId);
       if (!operation) throw new Error(`contract: no operation ${operationId}`);
       return operation;
+    },
+    hasPath(url) {
+      const path = url.split('?', 1)[0] ?? '';
+      return pathMatchers.some((matcher) => matcher.test(path));
     },
   };
   cache.set(file, contract);

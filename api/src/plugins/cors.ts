@@ -13,9 +13,7 @@ import { PREFLIGHT_HEADERS } from '../http/cors.ts';
 export default fp(
   async (app) => {
     app.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'OPTIONS') return;
-      const path = request.url.split('?', 1)[0] ?? '';
-      if (!app.contract.paths.some((entry) => entry.matcher.test(path))) return;
+      if (request.method !== 'OPTIONS' || !app.contract.hasPath(request.url)) return;
       return reply.code(204).headers(PREFLIGHT_HEADERS).send();
     });
   },

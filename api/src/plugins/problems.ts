@@ -49,9 +49,7 @@ export default fp(
 
 /** 405 + Allow for a wrong method on a known path (OPTIONS is answered by plugins/cors.ts), 404 otherwise. */
 function unroutable(app: FastifyInstance, request: FastifyRequest): ApiError {
-  const path = request.url.split('?', 1)[0] ?? '';
-  const known = app.contract.paths.find((entry) => entry.matcher.test(path));
-  if (known && request.method !== 'GET' && request.method !== 'HEAD') {
+  if (app.contract.hasPath(request.url) && request.method !== 'GET' && request.method !== 'HEAD') {
     return new ApiError(
       'method_not_allowed',
       `${request.method} is not allowed here; allowed: ${ALLOWED_METHODS}.`,
