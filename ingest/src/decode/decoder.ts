@@ -56,6 +56,19 @@ interface DataTopic {
   readonly valueSlot: string;
 }
 
+/**
+ * Parses fast first and again exactly only when the fast parse met an integer beyond 2^53 where it
+ * matters (exact-json.ts): the exact parser is slower and such values are rare.
+ */
+function withExactRetry<T>(decode: (exact: boolean) => T): T {
+  try {
+    return decode(false);
+  } catch (error) {
+    if (!(error instanceof UnsafeIntegerError)) throw error;
+    return decode(true);
+  }
+}
+
 function decodeKey(
   cache: SchemaCache,
   topic: DataTopic,
@@ -82,20 +95,13 @@ function decodeTombstone(
   origin: MessageOrigin,
   topic: DataTopic,
   keyBytes: Uint8Array | string | null,
-  seen: PartitionSeen | undefined,
+  seen: PartitionSeen,
   options: DecoderOptions,
 ): DecodeResult {
-  if (keyBytes === null || !seen || seen.maxLsn < 0 || seen.lastDeleteKey === keyText(keyBytes)) {
+  if (keyBytes === null || seen.maxLsn < 0 || seen.lastDeleteKey === keyText(keyBytes)) {
     return { type: 'ignored', reason: 'tombstone' };
   }
-  const decode = (exact: boolean) => decodeKey(cache, topic, keyBytes, exact, options);
-  let key: Row;
-  try {
-    key = decode(false);
-  } catch (error) {
-    if (!(error instanceof UnsafeIntegerError)) throw error;
-    key = decode(true);
-  }
+  const key = withExactRetry((exact) => decodeKey(cache, topic, keyBytes, exact, options));
   const position = { lsn: seen.maxLsn + 1, tsMs: seen.tsMs };
   return { type: 'change', change: { kind: 'delete', table: topic.table, key, position, origin } };
 }
@@ -159,25 +165,22 @@ export function createDecoder(options: DecoderOptions): Decoder {
   };
   const partitions = new PartitionPositions();
   return (record) => {
-    let data: DataTopic | undefined;
+    let seen: PartitionSeen | undefined;
     let result: DecodeResult;
     try {
       const topic = route(record.topic);
       if ('ignored' in topic) return { type: 'ignored', reason: topic.ignored };
-      data = topic;
       // Dead letters and refusals name the message a change came from.
       const origin = { topic: record.topic, partition: record.partition, offset: record.offset };
-      const seen = partitions.before(record);
+      seen = partitions.before(record);
       if (record.value === null) {
         result = decodeTombstone(cache, origin, topic, record.key, seen, options);
       } else {
         if (record.value.length === 0) fail('empty value (neither an event nor a tombstone)');
-        try {
-          result = decodeChange(cache, origin, topic, record.key, record.value, false, options);
-        } catch (error) {
-          if (!(error instanceof UnsafeIntegerError)) throw error;
-          result = decodeChange(cache, origin, topic, record.key, record.value, true, options);
-        }
+        const value = record.value;
+        result = withExactRetry((exact) =>
+          decodeChange(cache, origin, topic, record.key, value, exact, options),
+        );
       }
     } catch (error) {
       result =
@@ -185,7 +188,7 @@ export function createDecoder(options: DecoderOptions): Decoder {
           ? { type: 'dead-letter', reason: error.message }
           : { type: 'dead-letter', reason: `unexpected decoder error: ${String(error).slice(0, 200)}` };
     }
-    if (data) partitions.after(record, result);
+    if (seen) partitions.after(seen, record, result);
     return result;
   };
 }

@@ -29,24 +29,21 @@ export const keyText = (key: Uint8Array | string): string =>
 export class PartitionPositions {
   private readonly seen = new Map<string, PartitionSeen>();
 
-  /** The partition's state before `record`; forgotten when `record` is not after the last one read. */
-  before(record: RawRecord): PartitionSeen | undefined {
+  /**
+   * The partition's state before `record`, to be passed to `after`: a fresh one (nothing known)
+   * before its first record and when `record` is not after the last one read (a seek back).
+   */
+  before(record: RawRecord): PartitionSeen {
     const id = `${record.topic}\u0000${record.partition}`;
-    const seen = this.seen.get(id);
-    if (seen && Number(record.offset) <= seen.offset) {
-      this.seen.delete(id);
-      return undefined;
+    let seen = this.seen.get(id);
+    if (!seen || Number(record.offset) <= seen.offset) {
+      seen = { offset: -1, maxLsn: -1, tsMs: 0, lastDeleteKey: undefined };
+      this.seen.set(id, seen);
     }
     return seen;
   }
 
-  after(record: RawRecord, result: DecodeResult): void {
-    const id = `${record.topic}\u0000${record.partition}`;
-    let seen = this.seen.get(id);
-    if (!seen) {
-      seen = { offset: -1, maxLsn: -1, tsMs: 0, lastDeleteKey: undefined };
-      this.seen.set(id, seen);
-    }
+  after(seen: PartitionSeen, record: RawRecord, result: DecodeResult): void {
     seen.offset = Number(record.offset);
     seen.lastDeleteKey = undefined;
     if (result.type !== 'change' || record.value === null) return;
