@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDecoder, DATA_TOPIC_CONFIG, type Decoder, loadAvscTypes } from '@pda/ingest';
+import { createDecoder, DATA_TOPIC_CONFIG_ENTRIES, type Decoder, loadAvscTypes } from '@pda/ingest';
 import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
@@ -102,7 +102,7 @@ async function main() {
     topics: topics.map((topic) => ({
       topic,
       numPartitions: 1,
-      configEntries: Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({ name, value })),
+      configEntries: DATA_TOPIC_CONFIG_ENTRIES,
     })),
     waitForLeaders: true,
   });

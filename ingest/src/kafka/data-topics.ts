@@ -25,6 +25,12 @@ export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze
   'min.compaction.lag.ms': '604800000',
 });
 
+/** DATA_TOPIC_CONFIG as kafkajs's createTopics takes it. */
+export const DATA_TOPIC_CONFIG_ENTRIES = Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({
+  name,
+  value,
+}));
+
 export interface TopicState {
   readonly topic: string;
   readonly cleanupPolicy: string;
@@ -37,9 +43,8 @@ export async function createMissingTopics(admin: Admin, topics: readonly string[
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t));
   if (missing.length === 0) return missing;
-  const configEntries = Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({ name, value }));
   await admin.createTopics({
-    topics: missing.map((topic) => ({ topic, configEntries })),
+    topics: missing.map((topic) => ({ topic, configEntries: DATA_TOPIC_CONFIG_ENTRIES })),
     waitForLeaders: true,
   });
   return missing;
