@@ -2,13 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '@pda/api';
-import { migrationsFor, type ProjectionKind } from '@pda/projections';
+import { documentColumns, migrationsFor, type ProjectionKind } from '@pda/projections';
 import {
   CONTROL_TABLE_NAMES,
   type ColumnType,
   RESOURCE_NAMES,
   RESOURCES,
   type ResourceDef,
+  resourceFields,
   SCOPES,
   TABLE_NAMES,
   TABLES,
@@ -58,14 +59,42 @@ describe('the table registry', () => {
           `resource ${name}: sort field ${column} is not a column of ${resource.table}`,
         ).toContain(column);
       }
-      expect(resource.fields[0], `resource ${name}: fields must start with id`).toBe('id');
+      expect(Object.keys(resource.document)[0], `resource ${name}: its document must start with id`).toBe(
+        'id',
+      );
+      expect(resource.document.id, `resource ${name}: id must be the id column`).toBe('id');
+      for (const column of documentColumns(resource.document)) {
+        expect(
+          columns,
+          `resource ${name}: document reads ${column}, not a column of ${resource.table}`,
+        ).toContain(column);
+      }
       for (const [relation, def] of Object.entries(resource.relations)) {
-        expect(resource.fields, `resource ${name}: relation ${relation} is not in its fields`).toContain(
-          relation,
-        );
-        expect(registryTables, `resource ${name}: relation ${relation} names table ${def.table}`).toContain(
-          def.table,
-        );
+        expect(
+          Object.keys(resource.document),
+          `resource ${name}: relation ${relation} is also a member`,
+        ).not.toContain(relation);
+        const related: TableDef | undefined = (TABLES as Readonly<Record<string, TableDef>>)[def.table];
+        expect(
+          related?.kind,
+          `resource ${name}: relation ${relation} names ${def.table}, not a tenant table`,
+        ).toBe('tenant');
+        expect(
+          related?.primaryKey,
+          `resource ${name}: relation ${relation}: ${def.table} is keyed by id`,
+        ).toEqual(['id']);
+        const keyTable = def.cardinality === 'one' ? resource.table : def.table;
+        const keyColumns = def.cardinality === 'one' ? columns : Object.keys(related?.columns ?? {});
+        expect(
+          keyColumns,
+          `resource ${name}: relation ${relation} key ${def.key} is not a column of ${keyTable}`,
+        ).toContain(def.key);
+        for (const column of documentColumns(def.document)) {
+          expect(
+            Object.keys(related?.columns ?? {}),
+            `resource ${name}: relation ${relation} reads ${column}, not a column of ${def.table}`,
+          ).toContain(column);
+        }
       }
     }
     for (const table of TABLE_NAMES) {
@@ -320,7 +349,7 @@ describe('api/openapi.yaml', () => {
         expect(
           queryParameter(operation, `fields[${name}]`)?.pattern,
           `api/openapi.yaml ${operation}: fields[${name}] pattern vs the registry's fields of ${name}`,
-        ).toBe(fieldsPattern(resource.fields));
+        ).toBe(fieldsPattern(resourceFields(name)));
       }
     });
 

@@ -29,11 +29,28 @@ export interface TableDef {
   readonly columns: Columns;
 }
 
+/**
+ * A response document: each member is read from a column of the table (a string leaf) or is a
+ * nested object of the same kind (`address: { line1: 'address_line1', ... }`). Members appear in
+ * the order written here; relations follow them.
+ */
+export type DocumentShape = { readonly [member: string]: string | DocumentShape };
+
 export interface RelationDef {
-  /** The projected table the relation embeds. */
+  /** The projected table the relation embeds (a tenant table whose primary key is `id`). */
   readonly table: string;
   /** Scope needed on top of the resource's own; absent when the resource's scope covers it. */
   readonly scope?: string;
+  /**
+   * `one`: the resource's column `key` holds the related row's id; the member is that row's
+   * document, or null when it is not known (deleted, or not projected yet).
+   * `many`: the related table's column `key` holds the resource's id; the member is an array of
+   * the related documents ordered by id, [] when there are none.
+   */
+  readonly cardinality: 'one' | 'many';
+  readonly key: string;
+  /** How each related row becomes JSON (its columns are the related table's). */
+  readonly document: DocumentShape;
 }
 
 export interface ResourceDef {
@@ -47,8 +64,8 @@ export interface ResourceDef {
   /** Scope that grants read access (`{resource}:read`) and its display grouping. */
   readonly scope: string;
   readonly domain: string;
-  /** Every member a response may carry, relations included, in the spec's order (`fields[...]`). */
-  readonly fields: readonly string[];
+  /** How a row becomes the contract's JSON; with the relations, the members `fields[...]` accepts. */
+  readonly document: DocumentShape;
   /** Fields `sort` accepts (NOT NULL, indexed as (column, id) in the company file). */
   readonly sort: readonly string[];
   /** Relations `include` accepts. */
@@ -194,9 +211,26 @@ export const TABLES = {
   },
 } as const satisfies Readonly<Record<string, TableDef>>;
 
+/** Members read from the column of the same name. */
+function sameNames<const N extends string>(...names: N[]): { readonly [K in N]: K } {
+  return Object.fromEntries(names.map((name) => [name, name])) as { readonly [K in N]: K };
+}
+
+/** A money object `{ amount, currency }` from the columns `<prefix>_amount` and `<prefix>_currency`. */
+function money<const P extends string>(prefix: P) {
+  return { amount: `${prefix}_amount`, currency: `${prefix}_currency` } as const;
+}
+
+const CATEGORY_DOCUMENT = {
+  ...sameNames('id', 'name'),
+  group: 'group_name',
+  default_rates: { client: money('default_client_rate'), subcontractor: money('default_subcontractor_rate') },
+  ...sameNames('created_at', 'updated_at'),
+} as const satisfies DocumentShape;
+
 /**
  * Exported resources in the order of docs/public-data-api-v1.md (also the order of the scope
- * vocabulary, `/v1/reference/scopes` and the key CLI).
+ * vocabulary, `/v1/reference/scopes` and the key CLI). Documents follow the member tables there.
  */
 export const RESOURCES = {
   sites: {
@@ -206,24 +240,39 @@ export const RESOURCES = {
     operations: { list: 'listSites', get: 'getSite' },
     scope: 'sites:read',
     domain: 'sites',
-    fields: [
-      'id',
-      'name',
-      'name_for_operators',
-      'site_reference',
-      'client_reference',
-      'client_company_id',
-      'notes',
-      'area',
-      'address',
-      'coordinates',
-      'created_at',
-      'updated_at',
-      'contacts',
-    ],
+    document: {
+      ...sameNames(
+        'id',
+        'name',
+        'name_for_operators',
+        'site_reference',
+        'client_reference',
+        'client_company_id',
+        'notes',
+        'area',
+      ),
+      address: {
+        line1: 'address_line1',
+        line2: 'address_line2',
+        ...sameNames('city', 'region', 'postal_code', 'country'),
+      },
+      coordinates: {
+        ...sameNames('latitude', 'longitude'),
+        accuracy: 'coordinates_accuracy',
+        geocoded_at: 'geocoded_at',
+      },
+      ...sameNames('created_at', 'updated_at'),
+    },
     sort: SORTABLE,
-    // Contacts are part of a site: sites:read covers them.
-    relations: { contacts: { table: 'site_contacts' } },
+    relations: {
+      // Contacts are part of a site: sites:read covers them.
+      contacts: {
+        table: 'site_contacts',
+        cardinality: 'many',
+        key: 'site_id',
+        document: sameNames('id', 'name', 'role', 'email', 'phone', 'phone_type'),
+      },
+    },
   },
   services: {
     table: 'services',
@@ -232,17 +281,20 @@ export const RESOURCES = {
     operations: { list: 'listServices', get: 'getService' },
     scope: 'services:read',
     domain: 'catalogue',
-    fields: [
-      'id',
-      'name',
-      'name_for_operators',
-      'client_description',
-      'color',
-      'client',
-      'subcontractor',
-      'created_at',
-      'updated_at',
-    ],
+    document: {
+      ...sameNames('id', 'name', 'name_for_operators', 'client_description', 'color'),
+      client: {
+        charge_type: 'client_charge_type',
+        rate: money('client_rate'),
+        minimum_minutes: 'client_minimum_minutes',
+      },
+      subcontractor: {
+        charge_type: 'subcontractor_charge_type',
+        rate: money('subcontractor_rate'),
+        minimum_minutes: 'subcontractor_minimum_minutes',
+      },
+      ...sameNames('created_at', 'updated_at'),
+    },
     sort: SORTABLE,
     relations: {},
   },
@@ -253,18 +305,25 @@ export const RESOURCES = {
     operations: { list: 'listEquipment', get: 'getEquipment' },
     scope: 'equipment:read',
     domain: 'catalogue',
-    fields: [
+    document: sameNames(
       'id',
       'name',
       'name_for_operators',
       'client_description',
       'category_id',
-      'category',
       'created_at',
       'updated_at',
-    ],
+    ),
     sort: SORTABLE,
-    relations: { category: { table: 'equipment_categories', scope: 'equipment-categories:read' } },
+    relations: {
+      category: {
+        table: 'equipment_categories',
+        scope: 'equipment-categories:read',
+        cardinality: 'one',
+        key: 'category_id',
+        document: CATEGORY_DOCUMENT,
+      },
+    },
   },
   'equipment-categories': {
     table: 'equipment_categories',
@@ -273,7 +332,7 @@ export const RESOURCES = {
     operations: { list: 'listEquipmentCategories', get: 'getEquipmentCategory' },
     scope: 'equipment-categories:read',
     domain: 'catalogue',
-    fields: ['id', 'name', 'group', 'default_rates', 'created_at', 'updated_at'],
+    document: CATEGORY_DOCUMENT,
     sort: SORTABLE,
     relations: {},
   },
@@ -284,16 +343,15 @@ export const RESOURCES = {
     operations: { list: 'listConsumables', get: 'getConsumable' },
     scope: 'consumables:read',
     domain: 'catalogue',
-    fields: [
-      'id',
-      'name',
-      'name_for_operators',
-      'client_description',
-      'group',
-      'default_rates',
-      'created_at',
-      'updated_at',
-    ],
+    document: {
+      ...sameNames('id', 'name', 'name_for_operators', 'client_description'),
+      group: 'group_name',
+      default_rates: {
+        client: money('default_client_rate'),
+        subcontractor: money('default_subcontractor_rate'),
+      },
+      ...sameNames('created_at', 'updated_at'),
+    },
     sort: SORTABLE,
     relations: {},
   },
@@ -343,9 +401,28 @@ export const CONTROL_TABLE_NAMES: readonly ControlTableName[] = TABLE_NAMES.filt
 
 export const RESOURCE_NAMES: readonly ResourceName[] = keysOf(RESOURCES);
 
-/** A table's projected column names in table order. */
+/**
+ * Every member a resource's response may carry (`fields[<resource>]`): its document's members,
+ * then its relations. `id` comes first and is always returned.
+ */
+export function resourceFields(resource: ResourceName): readonly string[] {
+  const { document, relations } = RESOURCES[resource] as ResourceDef;
+  return [...Object.keys(document), ...Object.keys(relations)];
+}
+
+const COLUMN_NAMES = Object.fromEntries(
+  TABLE_NAMES.map((table): [TableName, readonly string[]] => [
+    table,
+    Object.freeze(Object.keys(TABLES[table].columns)),
+  ]),
+) as unknown as { readonly [T in TableName]: readonly ColumnName<T>[] };
+
+/**
+ * A table's projected column names in table order. The same array on every call: row builders
+ * and statement caches are keyed by it.
+ */
 export function columnNames<T extends TableName>(table: T): readonly ColumnName<T>[] {
-  return keysOf(TABLES[table].columns) as ColumnName<T>[];
+  return COLUMN_NAMES[table];
 }
 
 export interface ScopeEntry {

@@ -1,4 +1,4 @@
-import { type PageTableRows, readById } from '@pda/projections';
+import { readById } from '@pda/projections';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import { notFound } from '../http/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
@@ -24,7 +24,7 @@ export function itemHandler(
     const handle = app.projections.company(tenant.company.id);
     const json = handle.snapshot(() => {
       const row = readById(handle, resource.table, id);
-      return row && resource.present(handle, [row as PageTableRows[typeof resource.table]], include)[0];
+      return row && resource.present(handle, [row], include)[0];
     });
     if (!json) throw notFound();
     return { data: selectMembers(json, fields, include) };

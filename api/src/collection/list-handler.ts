@@ -1,4 +1,4 @@
-import { type KeysetPosition, type PageTableRows, readPage, type SortKey } from '@pda/projections';
+import { type KeysetPosition, readPage, type SortKey } from '@pda/projections';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { Resource } from '../resources/resource.ts';
 import { parseCollectionQuery } from './collection-query.ts';
@@ -41,7 +41,7 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
         changedSinceUs: query.changedSinceUs,
       });
       const data = resource
-        .present(handle, page.rows as PageTableRows[typeof resource.table][], query.include)
+        .present(handle, page.rows, query.include)
         .map((json) => selectMembers(json, query.fields, query.include));
       return { page, data };
     });

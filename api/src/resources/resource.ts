@@ -1,49 +1,67 @@
-import type { PageTable, PageTableRows, ReadHandle } from '@pda/projections';
-import { RESOURCES, type ResourceName } from '@pda/schemas/registry';
+import { documentRenderer, type Json, type PageTable, type ReadHandle } from '@pda/projections';
+import {
+  RESOURCE_NAMES,
+  RESOURCES,
+  type ResourceDef,
+  type ResourceName,
+  resourceFields,
+} from '@pda/schemas/registry';
+import { relationEmbedder } from './relation-embedder.ts';
 
 /**
- * How one exported resource maps onto its projection table: the member names `fields[<name>]`
- * accepts, the relations `include` accepts (each with the extra scope it needs), and how rows
- * become the contract's JSON shapes. Name, table, fields and relations come from the table registry
- * (@pda/schemas/registry; member order follows the tables of docs/public-data-api-v1.md).
+ * How one exported resource maps onto its projection table, all from the table registry
+ * (@pda/schemas/registry): the member names `fields[<name>]` accepts, the relations `include`
+ * accepts (each with the extra scope it needs), and how rows become the contract's JSON (the
+ * resource's document shape, relations embedded after the members). A new exported table is a
+ * registry entry, not a file here.
  */
 
-export type Json = Record<string, unknown>;
+export type { Json };
 
 export interface Relation {
   /** Scope needed on top of the resource's own (an included resource needs its scope: api/README.md). */
   readonly scope: string | undefined;
 }
 
-export interface Resource<T extends PageTable = PageTable> {
+export interface Resource {
   /** Collection name: the `<resource>` of `fields[<resource>]` and part of the cursor binding. */
-  readonly name: string;
-  readonly table: T;
+  readonly name: ResourceName;
+  readonly table: PageTable;
+  /** Path parameter of the item operation (`/v1/sites/{siteId}`). */
+  readonly itemParam: string;
+  /** operationIds of the list and item operations in api/openapi.yaml. */
+  readonly operations: { readonly list: string; readonly get: string };
   /** Every member a response may carry, relations included (`id` is always returned). */
   readonly fields: readonly string[];
   readonly relations: Readonly<Record<string, Relation>>;
   /** Rows to JSON, with the requested relations embedded (one query per relation, not per row). */
-  present(handle: ReadHandle, rows: readonly PageTableRows[T][], include: ReadonlySet<string>): Json[];
+  present(handle: ReadHandle, rows: readonly object[], include: ReadonlySet<string>): Json[];
 }
 
-export function money(amount: string, currency: string): { amount: string; currency: string } {
-  return { amount, currency };
-}
-
-/** A resource's name, table, fields and relations as the table registry declares them. */
-export function registered<R extends ResourceName>(
-  name: R,
-): Pick<Resource<(typeof RESOURCES)[R]['table']>, 'name' | 'table' | 'fields' | 'relations'> {
-  const { table, fields, relations } = RESOURCES[name];
+function resourceOf(name: ResourceName): Resource {
+  const def: ResourceDef = RESOURCES[name];
+  const render = documentRenderer(def.document);
+  const embedders = Object.entries(def.relations).map(([member, relation]) =>
+    relationEmbedder(member, relation),
+  );
   return {
     name,
-    table,
-    fields,
+    table: def.table as PageTable,
+    itemParam: def.itemParam,
+    operations: def.operations,
+    fields: resourceFields(name),
     relations: Object.fromEntries(
-      Object.entries(relations).map(([relation, def]) => [
-        relation,
-        { scope: 'scope' in def ? def.scope : undefined },
-      ]),
+      Object.entries(def.relations).map(([member, relation]) => [member, { scope: relation.scope }]),
     ),
+    present(handle, rows, include) {
+      const documents = rows.map(render);
+      for (const embed of embedders) {
+        if (include.has(embed.member)) embed(handle, rows, documents);
+      }
+      return documents;
+    },
   };
 }
+
+/** Every exported resource, in registry order. */
+export const RESOURCE_LIST: readonly Resource[] = RESOURCE_NAMES.map(resourceOf);

@@ -1,14 +1,8 @@
+import { type ColumnName, columnNames, type RowOf, type TableName } from '@pda/schemas/registry';
 import { quoteIdent } from '../quote-ident.ts';
 import type { ReadHandle } from './read-handle.ts';
 import { rowBuilder } from './row-builder.ts';
-import {
-  type EquipmentCategoryRow,
-  PAGE_TABLE_COLUMNS,
-  type PageTable,
-  type PageTableRows,
-  SITE_CONTACT_COLUMNS,
-  type SiteContactRow,
-} from './tables.ts';
+import { PAGE_TABLE_COLUMNS, type PageTable, type PageTableRows } from './tables.ts';
 
 /** Single records and the embedded relations of a page (one statement per call, not per row). */
 
@@ -24,48 +18,34 @@ export function readById<T extends PageTable>(
   return values && rowBuilder<PageTableRows[T]>(PAGE_TABLE_COLUMNS[table] as readonly string[])(values);
 }
 
-/** Equipment categories by id (include=category); ids without a row are absent from the map. */
-export function readCategoriesByIds(
+/**
+ * Rows of `table` whose `column` holds one of `values`, grouped by that value, each group ordered
+ * by id: the embedded relations of a page (`include`), one statement for the whole page.
+ */
+export function readRowsWhereIn<T extends TableName>(
   handle: ReadHandle,
-  ids: readonly string[],
-): Map<string, EquipmentCategoryRow> {
-  const result = new Map<string, EquipmentCategoryRow>();
-  if (ids.length === 0) return result;
+  table: T,
+  column: ColumnName<T>,
+  values: readonly string[],
+): Map<string, RowOf<T>[]> {
+  const result = new Map<string, RowOf<T>[]>();
+  if (values.length === 0) return result;
+  const columns = columnNames(table);
+  if (!columns.includes(column)) throw new Error(`${table} has no column ${column}`);
   const statement = handle.statement(
-    'categories-by-ids',
-    () => `${selectFrom('equipment_categories')} WHERE "id" IN (SELECT value FROM json_each(?))`,
-    { raw: true },
-  );
-  const build = rowBuilder<EquipmentCategoryRow>(
-    PAGE_TABLE_COLUMNS.equipment_categories as readonly string[],
-  );
-  for (const values of statement.all(JSON.stringify(ids)) as unknown[][]) {
-    const row = build(values);
-    result.set(row.id, row);
-  }
-  return result;
-}
-
-/** Contacts of the given sites (include=contacts), each list ordered by contact id. */
-export function readContactsBySiteIds(
-  handle: ReadHandle,
-  siteIds: readonly string[],
-): Map<string, SiteContactRow[]> {
-  const result = new Map<string, SiteContactRow[]>();
-  if (siteIds.length === 0) return result;
-  const columns = SITE_CONTACT_COLUMNS.map(quoteIdent).join(', ');
-  const statement = handle.statement(
-    'contacts-by-site-ids',
+    `where-in:${table}:${column}`,
     () =>
-      `SELECT ${columns} FROM "site_contacts" WHERE "site_id" IN (SELECT value FROM json_each(?)) ORDER BY "site_id", "id"`,
+      `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)} ` +
+      `WHERE ${quoteIdent(column)} IN (SELECT value FROM json_each(?)) ORDER BY ${quoteIdent(column)}, "id"`,
     { raw: true },
   );
-  const build = rowBuilder<SiteContactRow>(SITE_CONTACT_COLUMNS);
-  for (const values of statement.all(JSON.stringify(siteIds)) as unknown[][]) {
-    const row = build(values);
-    const list = result.get(row.site_id);
-    if (list) list.push(row);
-    else result.set(row.site_id, [row]);
+  const build = rowBuilder<RowOf<T>>(columns);
+  for (const rowValues of statement.all(JSON.stringify(values)) as unknown[][]) {
+    const row = build(rowValues);
+    const value = String(row[column]);
+    const group = result.get(value);
+    if (group) group.push(row);
+    else result.set(value, [row]);
   }
   return result;
 }

@@ -8,7 +8,7 @@ import { buildProjection } from '../testing/build-projection.ts';
 import { makeUpsert } from '../testing/make-change.ts';
 import { sampleRow } from '../testing/sample-rows.ts';
 import { readApiKeyByHash, readCompany, readIngestState } from './control.ts';
-import { readById, readCategoriesByIds, readContactsBySiteIds } from './items.ts';
+import { readById, readRowsWhereIn } from './items.ts';
 import { type PageRequest, readPage } from './page.ts';
 import { ReadHandle } from './read-handle.ts';
 
@@ -141,13 +141,22 @@ describe('readPage', () => {
 });
 
 describe('items and relations', () => {
-  test('by id, categories by ids, contacts by site ids', () => {
+  test('by id, and rows grouped by a column value (categories by id, contacts by site id)', () => {
     expect(readById(company, 'sites', id(3))?.name).toBe('c');
     expect(readById(company, 'sites', 'nope')).toBeUndefined();
-    expect([...readCategoriesByIds(company, [id(200), id(999)]).keys()]).toEqual([id(200)]);
-    const contacts = readContactsBySiteIds(company, [id(1), id(2)]);
+    expect([...readRowsWhereIn(company, 'equipment_categories', 'id', [id(200), id(999)]).keys()]).toEqual([
+      id(200),
+    ]);
+    const contacts = readRowsWhereIn(company, 'site_contacts', 'site_id', [id(1), id(2)]);
     expect(contacts.get(id(1))).toBeUndefined();
-    expect(contacts.get(id(2))?.map((c) => c.id)).toEqual([id(100), id(101)]);
+    expect(contacts.get(id(2))?.map((contact) => contact.id)).toEqual([id(100), id(101)]);
+    expect(readRowsWhereIn(company, 'site_contacts', 'site_id', []).size).toBe(0);
+  });
+
+  test('a column the table does not have is a programming error', () => {
+    expect(() => readRowsWhereIn(company, 'site_contacts', 'nope' as 'site_id', [id(1)])).toThrow(
+      'site_contacts has no column nope',
+    );
   });
 });
 

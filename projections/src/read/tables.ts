@@ -12,13 +12,6 @@ import {
   type RowOf,
 } from '@pda/schemas/registry';
 
-export type SiteRow = RowOf<'sites'>;
-export type SiteContactRow = RowOf<'site_contacts'>;
-export type ServiceRow = RowOf<'services'>;
-export type EquipmentCategoryRow = RowOf<'equipment_categories'>;
-export type EquipmentRow = RowOf<'equipment'>;
-export type ConsumableRow = RowOf<'consumables'>;
-
 /** The tables an exported resource pages over. */
 export type PageTable = ResourceTableName;
 
@@ -35,5 +28,3 @@ export const PAGE_TABLE_COLUMNS: { readonly [T in PageTable]: readonly (keyof Pa
   Object.fromEntries(
     RESOURCE_NAMES.map((resource) => [RESOURCES[resource].table, columnNames(RESOURCES[resource].table)]),
   ) as { readonly [T in PageTable]: readonly (keyof PageTableRows[T])[] };
-
-export const SITE_CONTACT_COLUMNS = columnNames('site_contacts');

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { itemHandler } from '../collection/item-handler.ts';
+import { listHandler } from '../collection/list-handler.ts';
+import { contractRoute } from '../http/contract-route.ts';
+import { RESOURCE_LIST } from '../resources/resource.ts';
+
+/**
+ * GET /v1/<resource> and GET /v1/<resource>/{id} for every exported resource of the table
+ * registry (schemas, credential and scope from the contract's operations).
+ */
+export default async function resourceRoutes(app: FastifyInstance): Promise<void> {
+  for (const resource of RESOURCE_LIST) {
+    app.route(contractRoute(app, resource.operations.list, listHandler(app, resource)));
+    app.route(contractRoute(app, resource.operations.get, itemHandler(app, resource, resource.itemParam)));
+  }
+}
