@@ -46,6 +46,7 @@ cmd_up() {
   require_java
   mkdir -p "$PDA_STACK_DIR" "$LOG_DIR" "$RUN_DIR"
   fetch_all
+  load_captured_tables
   pg_start
   pg_provision
   kafka_start

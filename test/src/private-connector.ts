@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TABLE_NAMES } from '@pda/schemas/registry';
 import type { Kafka } from 'kafkajs';
 import { removeConnector } from './snapshot-connector.ts';
 import { connectRequest, repoRoot, waitFor } from './stack-env.ts';
@@ -15,7 +16,10 @@ export interface PrivateConnector {
   remove(kafka: Kafka): Promise<void>;
 }
 
-/** Registers ops/stack/connector.json with a private prefix and slot, plus `overrides`; waits until RUNNING. */
+/**
+ * Registers ops/stack/connector.json with a private prefix and slot, every registry table (the file
+ * has no table.include.list: stack.sh adds it, like here), plus `overrides`; waits until RUNNING.
+ */
 export async function startPrivateConnector(
   label: string,
   overrides: Record<string, string>,
@@ -28,7 +32,13 @@ export async function startPrivateConnector(
     string,
     string
   >;
-  const config = { ...base, 'topic.prefix': topicPrefix, 'slot.name': slotName, ...overrides };
+  const config = {
+    ...base,
+    'topic.prefix': topicPrefix,
+    'slot.name': slotName,
+    'table.include.list': TABLE_NAMES.map((table) => `public.${table}`).join(','),
+    ...overrides,
+  };
   await connectRequest(`/connectors/${name}/config`, { method: 'PUT', body: JSON.stringify(config) });
   await waitFor(
     `${name} RUNNING`,

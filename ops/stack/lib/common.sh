@@ -38,6 +38,10 @@ CONNECT_PLUGINS="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/plugins"
 
 log() { printf 'stack: %s\n' "$*" >&2; }
 
+# Node 24 (ensure_node), for ops/stack/captured-tables.ts; sourcing it only defines functions.
+# shellcheck source=../../../scripts/lib/node.sh
+source "$REPO_ROOT/scripts/lib/node.sh"
+
 # One clear line, non-zero exit: the repo's rule for every bad configuration
 # (docs/architecture.md#configuration).
 die() {
@@ -124,6 +128,19 @@ require_java() {
   major="$("$java" -version 2>&1 | head -n1 | sed -E 's/.*version "([0-9]+)(\.[^"]*)?".*/\1/')"
   [[ "$major" =~ ^[0-9]+$ && "$major" -ge 17 ]] ||
     die "Java 17+ required for Kafka $PDA_KAFKA_VERSION / Debezium $PDA_DEBEZIUM_VERSION, found '$major' at $java"
+}
+
+# The captured tables, comma-separated ("companies,api_keys,..."), set by load_captured_tables: the
+# table registry's list (schemas/src/registry.ts) printed by ops/stack/captured-tables.ts. The
+# publication (lib/postgres.sh) and the connector's table.include.list (lib/connect.sh) come from it.
+CAPTURED_TABLES=""
+
+load_captured_tables() {
+  ensure_node >&2
+  CAPTURED_TABLES="$(node "$STACK_HOME/captured-tables.ts")" ||
+    die "node ops/stack/captured-tables.ts failed (error above): it reads the captured tables from schemas/src/registry.ts"
+  [[ "$CAPTURED_TABLES" =~ ^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$ ]] ||
+    die "node ops/stack/captured-tables.ts printed '$CAPTURED_TABLES', not a comma-separated list of table names"
 }
 
 require_tools() {

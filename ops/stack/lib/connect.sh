@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Kafka Connect (distributed, one worker) with the Debezium PostgreSQL plugin, and the connector
-# registered from ops/stack/connector.json (the same file docker-compose.yml registers).
+# registered from ops/stack/connector.json (the same file docker-compose.yml registers) plus its
+# table.include.list, built from the table registry's captured tables ($CAPTURED_TABLES, lib/common.sh).
 
 CONNECT_HOME="$PDA_STACK_DIR/connect"
 CONNECT_CONFIG="$CONNECT_HOME/worker.properties"
@@ -80,16 +81,23 @@ connector_failed_trace() {
 
 connector_running() { [[ "$(connector_states)" == "RUNNING RUNNING" ]]; }
 
+# connector.json + "table.include.list": "public.<t1>,public.<t2>,..." from $CAPTURED_TABLES, keys sorted.
+connector_desired_config() {
+  jq -S --arg tables "$CAPTURED_TABLES" \
+    '. + {"table.include.list": ($tables | split(",") | map("public." + .) | join(","))}' "$CONNECTOR_JSON"
+}
+
 connector_register() {
   local desired current
-  desired="$(jq -S . "$CONNECTOR_JSON")" || die "ops/stack/connector.json is not valid JSON"
+  [[ -n "$CAPTURED_TABLES" ]] || die "connector_register: the captured tables are not loaded (load_captured_tables)"
+  desired="$(connector_desired_config)" || die "ops/stack/connector.json is not valid JSON"
   current="$(curl -fsS -m 10 "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" 2>/dev/null | jq -S 'del(.name)' 2>/dev/null || true)"
   # PUT with an unchanged config would still restart the task: skip it so `up` stays a no-op.
   if [[ "$desired" != "$current" ]]; then
-    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json"
+    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json and the captured tables"
     local response
-    response="$(curl -sS -m 120 -X PUT -H 'Content-Type: application/json' --data-binary "@$CONNECTOR_JSON" \
-      -w '\n%{http_code}' "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config")" ||
+    response="$(curl -sS -m 120 -X PUT -H 'Content-Type: application/json' --data-binary @- \
+      -w '\n%{http_code}' "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" <<<"$desired")" ||
       die "Kafka Connect did not answer the connector registration"
     local code="${response##*$'\n'}"
     [[ "$code" == 200 || "$code" == 201 ]] ||

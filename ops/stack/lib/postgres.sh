@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # PostgreSQL from Debian packages: a private cluster in $PDA_STACK_DIR/postgres on its own port,
-# wal_level=logical, the operational schema, a replication role and the publication Debezium reads.
+# wal_level=logical, the operational schema, a replication role and the publication Debezium reads
+# (the captured tables of the table registry, passed to sql/publication.sql).
 
 PG_HOME="${PDA_PG_HOME:-$PDA_STACK_DIR/postgres}"
 PG_LOG="$LOG_DIR/postgres.log"
@@ -116,15 +117,22 @@ pg_start() {
   wait_until "$PDA_STACK_TIMEOUT" "postgres ready" pg_ready || die "PostgreSQL does not answer on port $PDA_PG_PORT; see $PG_LOG"
 }
 
-# Idempotent: roles, database, schema, publication. Cheap enough to run on every `up`.
+# Idempotent: roles, database, schema, publication. Cheap enough to run on every `up`. The
+# publication holds $CAPTURED_TABLES (lib/common.sh: the table registry's list).
 pg_provision() {
   pg_psql_super -d postgres -v app_user="$PDA_PG_USER" -v app_password="$PDA_PG_PASSWORD" \
     -v cdc_user="$PDA_DEBEZIUM_USER" -v cdc_password="$PDA_DEBEZIUM_PASSWORD" -v dbname="$PDA_PG_DATABASE" \
     <"$STACK_HOME/sql/roles.sql" >>"$PG_LOG.provision" 2>&1 || die "creating roles/database failed; see $PG_LOG.provision"
   pg_psql_owner <"$REPO_ROOT/ops/db/schema.sql" >>"$PG_LOG.provision" 2>&1 ||
     die "applying ops/db/schema.sql failed; see $PG_LOG.provision"
-  pg_psql_owner -v cdc_user="$PDA_DEBEZIUM_USER" <"$STACK_HOME/sql/publication.sql" >>"$PG_LOG.provision" 2>&1 ||
-    die "creating publication pda_publication failed; see $PG_LOG.provision"
+  [[ -n "$CAPTURED_TABLES" ]] || die "pg_provision: the captured tables are not loaded (load_captured_tables)"
+  local out
+  out="$(pg_psql_owner -v cdc_user="$PDA_DEBEZIUM_USER" -v captured_tables="$CAPTURED_TABLES" \
+    <"$STACK_HOME/sql/publication.sql" 2>&1)" || {
+    printf '%s\n' "$out" >>"$PG_LOG.provision"
+    die "creating publication pda_publication failed: $(printf '%s\n' "$out" | grep -m 1 -i 'error' || echo "see $PG_LOG.provision")"
+  }
+  [[ -z "$out" ]] || printf '%s\n' "$out" >>"$PG_LOG.provision"
 }
 
 # Every slot of this private cluster is ours (the connector's or a test's): drop them all so none
