@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # docker-entrypoint-initdb.d script of the postgres service in docker-compose.yml: the same SQL the
 # native stack applies (ops/stack/sql/*.sql, ops/db/schema.sql). Runs once, on an empty data dir,
-# as POSTGRES_USER (a superuser in this image) over the init-time socket.
+# as POSTGRES_USER (a superuser in this image) over the init-time socket. The captured tables come
+# from PDA_CAPTURED_TABLES (comma-separated, the output of ops/stack/captured-tables.ts: the table
+# registry's list), which docker-compose.yml requires.
 set -euo pipefail
+captured_tables="${PDA_CAPTURED_TABLES:?PDA_CAPTURED_TABLES is not set (export PDA_CAPTURED_TABLES=\$(node ops/stack/captured-tables.ts) before docker compose up)}"
 psql_run() { psql -X -q -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" "$@"; }
 
 psql_run --dbname postgres \
@@ -10,4 +13,5 @@ psql_run --dbname postgres \
   -v cdc_user="$PDA_DEBEZIUM_USER" -v cdc_password="$PDA_DEBEZIUM_PASSWORD" \
   -f /pda/sql/roles.sql
 psql_run --dbname "$POSTGRES_DB" -f /pda/schema.sql
-psql_run --dbname "$POSTGRES_DB" -v cdc_user="$PDA_DEBEZIUM_USER" -f /pda/sql/publication.sql
+psql_run --dbname "$POSTGRES_DB" -v cdc_user="$PDA_DEBEZIUM_USER" -v captured_tables="$captured_tables" \
+  -f /pda/sql/publication.sql

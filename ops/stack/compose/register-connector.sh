@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # One-shot job of docker-compose.yml: registers ops/stack/connector.json (the file the native stack
-# registers too) and waits, by polling, until the connector's task is RUNNING. Exit 1 on FAILED.
+# registers too) plus "table.include.list": "public.<t1>,public.<t2>,..." from PDA_CAPTURED_TABLES
+# (comma-separated, the output of ops/stack/captured-tables.ts: the table registry's list), and
+# waits, by polling, until the connector's task is RUNNING. Exit 1 on FAILED.
+# Plain bash, no jq (the Connect image is not known to ship it): table names are checked to be
+# [a-z0-9_] words, so they need no JSON escaping, and the entry goes right after connector.json's
+# opening brace (connector.json holds no table.include.list of its own).
 set -euo pipefail
 url="${PDA_CONNECT_URL:?}"
 name="${PDA_CONNECTOR_NAME:-pda-postgres}"
+tables="${PDA_CAPTURED_TABLES:?PDA_CAPTURED_TABLES is not set (export PDA_CAPTURED_TABLES=\$(node ops/stack/captured-tables.ts) before docker compose up)}"
+if [[ ! "$tables" =~ ^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$ ]]; then
+  echo "PDA_CAPTURED_TABLES='$tables' is not a comma-separated list of table names" >&2
+  exit 1
+fi
+connector_json="$(<"${PDA_CONNECTOR_JSON:-/pda/connector.json}")"
+config="{\"table.include.list\": \"public.${tables//,/,public.}\",${connector_json#*\{}"
 response="$(curl -sS -X PUT -H 'Content-Type: application/json' -w '\n%{http_code}' \
-  --data-binary "@${PDA_CONNECTOR_JSON:-/pda/connector.json}" "$url/connectors/$name/config")"
+  --data-binary @- "$url/connectors/$name/config" <<<"$config")"
 code="${response##*$'\n'}"
 if [[ "$code" != 200 && "$code" != 201 ]]; then
   echo "connector registration rejected (HTTP $code): ${response%$'\n'*}" >&2
