@@ -2,14 +2,15 @@
  * The table registry: the one list of what is captured (Debezium, schemas/<table>.avsc), projected
  * (per-company SQLite files and control.sqlite) and exported (the api's resources). Everything else
  * takes its lists from here: the source/tenant table lists (@pda/projections change.ts), the
- * captured tables (./tables.ts), the projection column lists and row types
- * (@pda/projections read/tables.ts), the scope vocabulary (api and key CLI), the resources'
- * `fields`/relations and the testing helpers. What cannot import TypeScript (ops/db/schema.sql,
- * ops/stack/sql/publication.sql, ops/stack/connector.json, the .avsc files, the SQLite migrations,
- * api/openapi.yaml) is compared with this registry by schemas/tests/registry-consistency.test.ts.
+ * captured tables (./tables.ts, and the stack's publication and connector through
+ * ops/stack/captured-tables.ts), the projection column lists and row types
+ * (@pda/projections read/tables.ts), the scope vocabulary (api and key CLI), the api's routes and
+ * each resource's JSON (its document shape), and the testing helpers. What cannot import
+ * TypeScript (ops/db/schema.sql, the .avsc files, the SQLite migrations, api/openapi.yaml) is
+ * compared with this registry by test/registry-consistency.test.ts.
  * docs/adding-a-table.md walks through adding a table.
  *
- * Data only, no imports: @pda/schemas is the leaf of the workspace (`@pda/schemas/registry`).
+ * Data (and two helpers that write it), no imports: @pda/schemas is the leaf of the workspace (`@pda/schemas/registry`).
  */
 
 /**
