@@ -58,8 +58,10 @@ describe('real captured events', () => {
 
   it('deletes carry the key only (default REPLICA IDENTITY)', () => {
     const deletes = changes.flatMap((c) => (c.kind === 'delete' ? [c] : []));
-    // The capture deletes every row of every table (test/fixtures/debezium/README.md).
-    expect(new Set(deletes.map((c) => c.table))).toEqual(new Set(Object.keys(PRIMARY_KEYS)));
+    // The capture deletes every row it wrote, in every table it wrote (test/fixtures/debezium/README.md).
+    const written = new Set(upserts.map((c) => c.table));
+    expect(written.size, 'the capture wrote no rows').toBeGreaterThan(0);
+    expect(new Set(deletes.map((c) => c.table))).toEqual(written);
     for (const c of deletes) {
       expect(Object.keys(c.key).sort(), c.table).toEqual([...PRIMARY_KEYS[c.table]].sort());
       expect(Object.values(c.key).every((v) => typeof v === 'string' && v !== '')).toBe(true);
