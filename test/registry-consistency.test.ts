@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,8 @@ import { documentColumns, migrationsFor, type ProjectionKind } from '@pda/projec
 import {
   CONTROL_TABLE_NAMES,
   type ColumnType,
+  DOCUMENT_TABLE_NAMES,
+  REPRESENTATION,
   RESOURCE_NAMES,
   RESOURCES,
   type ResourceDef,
@@ -15,7 +18,9 @@ import {
   TABLE_NAMES,
   TABLES,
   type TableDef,
+  type TableName,
   TENANT_TABLE_NAMES,
+  tableDocument,
 } from '@pda/schemas/registry';
 import { describe, expect, test } from 'vitest';
 
@@ -178,6 +183,28 @@ describe('schemas/*.avsc', () => {
   });
 });
 
+describe('stored documents', () => {
+  test('a table embedded by a relation and exported too has one document', () => {
+    for (const name of RESOURCE_NAMES) {
+      for (const [relation, def] of Object.entries((RESOURCES[name] as ResourceDef).relations)) {
+        expect(
+          def.document,
+          `resource ${name}: relation ${relation} renders ${def.table} unlike its own resource`,
+        ).toEqual(tableDocument(def.table as TableName));
+      }
+    }
+  });
+
+  test('REPRESENTATION.digest is the digest of the documents (bump the version when they change)', () => {
+    const documents = DOCUMENT_TABLE_NAMES.map((table) => [table, tableDocument(table)]);
+    const digest = createHash('sha256').update(JSON.stringify(documents)).digest('hex').slice(0, 16);
+    expect(
+      REPRESENTATION.digest,
+      `the documents changed: in schemas/src/registry.ts set REPRESENTATION to { version: ${REPRESENTATION.version + 1}, digest: '${digest}' } (files are re-rendered when ingest opens them)`,
+    ).toBe(digest);
+  });
+});
+
 describe('projection migrations', () => {
   /** Tables the projection keeps for itself (not captured tables), per file kind. */
   const BOOKKEEPING: Record<ProjectionKind, readonly string[]> = {
@@ -227,7 +254,7 @@ describe('projection migrations', () => {
     test.each(EXPECTED[kind])('%s: columns, types and primary key match the registry', (table) => {
       const def: TableDef = (TABLES as Readonly<Record<string, TableDef>>)[table] as TableDef;
       const info = db.prepare(`PRAGMA table_info("${table}")`).all() as unknown as TableInfo[];
-      const columns = info.filter((column) => column.name !== '_src_lsn' && column.name !== '_changed_us');
+      const columns = info.filter((column) => !column.name.startsWith('_'));
       const file = `projections/src/migrations/${kind}`;
       expect(
         columns.map(
@@ -252,6 +279,13 @@ describe('projection migrations', () => {
           `${file}: ${table} has no _changed_us`,
         ).toContain('_changed_us');
       }
+      // A table with a stored document keeps it in a nullable TEXT column _json; others have none.
+      const document = info.find((column) => column.name === '_json');
+      const hasDocument = tableDocument(table as TableName) !== undefined;
+      expect(
+        document && `${document.type}${document.notnull ? ' NOT NULL' : ''}`,
+        `${file}: ${table} ${hasDocument ? 'needs a column _json TEXT (its stored document)' : 'has no stored document, so no _json'}`,
+      ).toBe(hasDocument ? 'TEXT' : undefined);
     });
 
     if (kind === 'company') {

@@ -67,3 +67,25 @@ export class MigrationInvalidError extends ProjectionError {
     this.name = 'MigrationInvalidError';
   }
 }
+
+/**
+ * The file's stored documents (meta.representation) are not the ones this code serves: newer means
+ * a newer ingest rendered them; older (readers only) means ingest has not re-rendered the file yet.
+ * Same codes and api answer (503) as a schema version mismatch.
+ */
+export class RepresentationVersionError extends ProjectionError {
+  readonly path: string;
+  readonly fileVersion: number;
+  readonly knownVersion: number;
+  constructor(path: string, fileVersion: number, knownVersion: number) {
+    const newer = fileVersion > knownVersion;
+    super(
+      newer ? 'projection_too_new' : 'projection_too_old',
+      `projection file ${path} has stored documents of representation ${fileVersion}; this code serves representation ${knownVersion}`,
+    );
+    this.name = 'RepresentationVersionError';
+    this.path = path;
+    this.fileVersion = fileVersion;
+    this.knownVersion = knownVersion;
+  }
+}

@@ -1,7 +1,9 @@
+import { REPRESENTATION } from '@pda/schemas/registry';
 import { createCompanyFile } from './company-template.ts';
 import { assertCurrentVersion, migrate } from './migrate.ts';
 import { openReader, openWriter, type ProjectionDb } from './open.ts';
 import { companyPath, controlPath } from './paths.ts';
+import { assertCurrentRepresentation, refreshDocuments } from './stored-documents.ts';
 
 /**
  * Opening a projection file by role: readers (api) get a checked read-only handle, writers (ingest)
@@ -10,7 +12,14 @@ import { companyPath, controlPath } from './paths.ts';
 
 /** Read-only handle on a company file. Throws ProjectionNotFoundError / ProjectionVersionError. */
 export function openCompanyReader(dataDir: string, companyId: string): ProjectionDb {
-  return checked(openReader(companyPath(dataDir, companyId)), 'company');
+  const db = checked(openReader(companyPath(dataDir, companyId)), 'company');
+  try {
+    assertCurrentRepresentation(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** Read-only handle on control.sqlite. Throws ProjectionNotFoundError / ProjectionVersionError. */
@@ -18,16 +27,30 @@ export function openControlReader(dataDir: string): ProjectionDb {
   return checked(openReader(controlPath(dataDir)), 'control');
 }
 
-/** Writer handle on a company file: created if missing, migrated, its meta row present. */
+/**
+ * Writer handle on a company file: created if missing, migrated, its meta row present, its stored
+ * documents at the code's representation (re-rendered from the columns if older).
+ */
 export function openCompanyWriter(dataDir: string, companyId: string): ProjectionDb {
   const path = companyPath(dataDir, companyId);
   createCompanyFile(path);
   const db = migrated(openWriter(path), 'company');
   // Read first: a write on every open would cost a WAL append (and a checkpoint on close) per reopen.
-  if (db.prepare('SELECT 1 FROM meta WHERE lock = 1').get() === undefined) {
-    db.prepare('INSERT INTO meta (lock, company_id) VALUES (1, ?)').run(companyId);
+  try {
+    if (db.prepare('SELECT 1 FROM meta WHERE lock = 1').get() === undefined) {
+      // A new file holds no rows: its (no) documents are current.
+      db.prepare('INSERT INTO meta (lock, company_id, representation) VALUES (1, ?, ?)').run(
+        companyId,
+        REPRESENTATION.version,
+      );
+    } else {
+      refreshDocuments(db);
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
   }
-  return db;
 }
 
 /** Writer handle on control.sqlite: created if missing, migrated. */

@@ -7,3 +7,4 @@ export * from './open.ts';
 export * from './paths.ts';
 export * from './read/index.ts';
 export * from './redact-url.ts';
+export * from './stored-documents.ts';

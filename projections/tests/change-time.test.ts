@@ -1,3 +1,4 @@
+import { REPRESENTATION } from '@pda/schemas/registry';
 import { describe, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/index.ts';
 import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
@@ -144,7 +145,7 @@ describe('projection change time', () => {
       ...companyRows(dir, A, 'truncations', true).map((r) => r._changed_us as number),
     ];
     expect(companyRows(dir, A, 'meta', true)).toEqual([
-      { lock: 1, company_id: A, last_changed_us: Math.max(...all) },
+      { lock: 1, company_id: A, last_changed_us: Math.max(...all), representation: REPRESENTATION.version },
     ]);
     store.close();
   });

@@ -426,6 +426,44 @@ export function columnNames<T extends TableName>(table: T): readonly ColumnName<
   return COLUMN_NAMES[table];
 }
 
+/**
+ * The stored document of each table that has one: the JSON the api serves for its rows, rendered
+ * by ingest when it writes them (column `_json` of the company file). An exported table's is its
+ * resource's document; a table only embedded by a relation (site_contacts) takes the relation's.
+ */
+export function tableDocument(table: TableName): DocumentShape | undefined {
+  return DOCUMENTS.get(table);
+}
+
+const DOCUMENTS: ReadonlyMap<TableName, DocumentShape> = new Map(
+  RESOURCE_NAMES.flatMap((resource): [TableName, DocumentShape][] => {
+    const def: ResourceDef = RESOURCES[resource];
+    return [
+      [def.table as TableName, def.document],
+      ...Object.values(def.relations).map((relation): [TableName, DocumentShape] => [
+        relation.table as TableName,
+        relation.document,
+      ]),
+    ];
+  }).reverse(), // a resource's own document wins over a relation's (test/registry-consistency.test.ts checks they agree)
+);
+
+/** Tables with a stored document, in table order. */
+export const DOCUMENT_TABLE_NAMES: readonly TenantTableName[] = TENANT_TABLE_NAMES.filter((table) =>
+  DOCUMENTS.has(table),
+);
+
+/**
+ * The version of the stored documents. Any change to a document (a member, a nested object, a new
+ * table's document) bumps `version` and sets `digest` to the value the consistency test prints:
+ * ingest then re-renders every stored document of a file from its columns when it opens it, and
+ * the api refuses files at another version (projections/README.md, "Stored documents").
+ */
+export const REPRESENTATION = {
+  version: 1,
+  digest: '22d4dde6342189f3',
+} as const;
+
 export interface ScopeEntry {
   /** `{resource}:{ability}` */
   readonly scope: string;

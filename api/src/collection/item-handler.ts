@@ -4,7 +4,7 @@ import { notFound } from '../http/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import { parseItemQuery } from './collection-query.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
-import { selectMembers } from './members.ts';
+import { JSON_UTF8, selectedMembers } from './members.ts';
 
 /**
  * An item endpoint: `{ data }` from the tenant's own company file only, so a record of another
@@ -16,17 +16,18 @@ export function itemHandler(
   resource: Resource,
   idParameter: string,
 ): RouteHandlerMethod {
-  return async (request) => {
+  return async (request, reply) => {
     const tenant = request.tenant!;
     const { include, fields } = parseItemQuery(request.query as Record<string, unknown>, resource);
     requireIncludeScopes(tenant, resource, include);
     const id = (request.params as Record<string, string>)[idParameter]!;
     const handle = app.projections.company(tenant.company.id);
-    const json = handle.snapshot(() => {
-      const row = readById(handle, resource.table, id);
-      return row && resource.present(handle, [row], include)[0];
+    const document = handle.snapshot(() => {
+      const row = readById(handle, resource.table, id, resource.columns);
+      return row && resource.documents(handle, [row], include)[0];
     });
-    if (!json) throw notFound();
-    return { data: selectMembers(json, fields, include) };
+    if (document === undefined) throw notFound();
+    reply.type(JSON_UTF8);
+    return `{"data":${selectedMembers([document], fields, include)}}`;
   };
 }

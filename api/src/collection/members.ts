@@ -35,6 +35,25 @@ export function parseFields(value: string | undefined, resource: Resource): Read
   return new Set(names);
 }
 
+/** The content type of the JSON texts the handlers return (sent as they are, not serialised again). */
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * The documents' JSON texts joined by commas, with only the members `fields` asks for. Without
+ * `fields` the stored texts go out as they are; with it each is parsed, trimmed and serialised
+ * again (the slower path: bench/README.md, api).
+ */
+export function selectedMembers(
+  documents: readonly string[],
+  fields: ReadonlySet<string> | null,
+  include: ReadonlySet<string>,
+): string {
+  if (fields === null) return documents.join(',');
+  return documents
+    .map((document) => JSON.stringify(selectMembers(JSON.parse(document), fields, include)))
+    .join(',');
+}
+
 /**
  * Keeps `id`, the listed members and every included relation (fields never drops an include:
  * docs/public-data-api-v1.md, "Collection query parameters").

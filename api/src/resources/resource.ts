@@ -1,4 +1,4 @@
-import { documentRenderer, type Json, type PageTable, type ReadHandle } from '@pda/projections';
+import type { PageTable, ReadHandle } from '@pda/projections';
 import {
   RESOURCE_NAMES,
   RESOURCES,
@@ -11,12 +11,12 @@ import { relationEmbedder } from './relation-embedder.ts';
 /**
  * How one exported resource maps onto its projection table, all from the table registry
  * (@pda/schemas/registry): the member names `fields[<name>]` accepts, the relations `include`
- * accepts (each with the extra scope it needs), and how rows become the contract's JSON (the
- * resource's document shape, relations embedded after the members). A new exported table is a
- * registry entry, not a file here.
+ * accepts (each with the extra scope it needs), and its JSON: the document ingest stored with each
+ * row (`_json`, projections/src/stored-documents.ts), with the included relations' stored
+ * documents spliced in after the members. A new exported table is a registry entry, not a file here.
  */
 
-export type { Json };
+export type Json = Record<string, unknown>;
 
 export interface Relation {
   /** Scope needed on top of the resource's own (an included resource needs its scope: api/README.md). */
@@ -34,15 +34,23 @@ export interface Resource {
   /** Every member a response may carry, relations included (`id` is always returned). */
   readonly fields: readonly string[];
   readonly relations: Readonly<Record<string, Relation>>;
-  /** Rows to JSON, with the requested relations embedded (one query per relation, not per row). */
-  present(handle: ReadHandle, rows: readonly object[], include: ReadonlySet<string>): Json[];
+  /** What a page or item read selects: the stored document, the sort keys and the relation keys. */
+  readonly columns: readonly string[];
+  /** The rows' JSON texts, with the requested relations embedded (one read per relation, not per row). */
+  documents(
+    handle: ReadHandle,
+    rows: readonly Record<string, unknown>[],
+    include: ReadonlySet<string>,
+  ): string[];
 }
 
 function resourceOf(name: ResourceName): Resource {
   const def: ResourceDef = RESOURCES[name];
-  const render = documentRenderer(def.document);
   const embedders = Object.entries(def.relations).map(([member, relation]) =>
     relationEmbedder(member, relation),
+  );
+  const relationKeys = Object.values(def.relations).flatMap((relation) =>
+    relation.cardinality === 'one' ? [relation.key] : [],
   );
   return {
     name,
@@ -53,8 +61,9 @@ function resourceOf(name: ResourceName): Resource {
     relations: Object.fromEntries(
       Object.entries(def.relations).map(([member, relation]) => [member, { scope: relation.scope }]),
     ),
-    present(handle, rows, include) {
-      const documents = rows.map(render);
+    columns: [...new Set(['_json', 'id', ...def.sort, ...relationKeys])],
+    documents(handle, rows, include) {
+      const documents = rows.map((row) => row._json as string);
       for (const embed of embedders) {
         if (include.has(embed.member)) embed(handle, rows, documents);
       }

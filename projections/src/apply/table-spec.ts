@@ -24,11 +24,15 @@ export interface TableSpec {
   readonly columns: readonly ColumnSpec[];
   /** Company tables carry _changed_us; control tables do not. */
   readonly hasChangeTime: boolean;
+  /** Tables with a stored document carry _json (the record's JSON, rendered by the apply path). */
+  readonly hasDocument: boolean;
 }
 
 /** Bookkeeping columns written by the apply path itself, never taken from a source row. */
 export const SRC_LSN = '_src_lsn';
 export const CHANGED_US = '_changed_us';
+export const DOCUMENT = '_json';
+const BOOKKEEPING = new Set([SRC_LSN, CHANGED_US, DOCUMENT]);
 
 /** Per kind, per table: looked up for every planned row, so no key string is built per call. */
 const cache = new Map<ProjectionKind, Map<string, TableSpec>>();
@@ -61,9 +65,10 @@ export function tableSpec(kind: ProjectionKind, table: string): TableSpec {
       .sort((a, b) => a.pk - b.pk)
       .map((c) => c.name),
     columns: info
-      .filter((c) => c.name !== SRC_LSN && c.name !== CHANGED_US)
+      .filter((c) => !BOOKKEEPING.has(c.name))
       .map((c) => ({ name: c.name, type: columnType(c.type), notNull: c.notnull === 1 || c.pk > 0 })),
     hasChangeTime: info.some((c) => c.name === CHANGED_US),
+    hasDocument: info.some((c) => c.name === DOCUMENT),
   };
   specs.set(table, spec);
   return spec;

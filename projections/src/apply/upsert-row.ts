@@ -1,6 +1,7 @@
 import type { CompanyFile } from './company-file.ts';
 import type { CompanyOp } from './plan.ts';
 import type { Outcome } from './result.ts';
+import { renderDocument, rerenderStored } from './stored-document.ts';
 import { tableSpec } from './table-spec.ts';
 import { removeTombstone } from './tombstones.ts';
 import { touchEquipmentOfCategory, touchSite } from './touch-parents.ts';
@@ -31,13 +32,15 @@ export function upsertRow(file: CompanyFile, op: UpsertOp): Outcome {
     previousSite = stored?.[0];
   }
 
-  const info = upsertStatement(file.statements, tableSpec('company', table), op.missing).run(
-    ...op.values,
-    lsn,
-    file.nextChangeTime(),
-  );
+  const spec = tableSpec('company', table);
+  const statement = upsertStatement(file.statements, spec, op.missing);
+  const info = spec.hasDocument
+    ? statement.run(...op.values, lsn, file.nextChangeTime(), renderDocument(spec, op.values))
+    : statement.run(...op.values, lsn, file.nextChangeTime());
   if (info.changes === 0) return 'skipped';
   if (tombstone !== undefined) removeTombstone(file.statements, table, id);
+  // Columns the change did not carry kept their stored values: render from the stored row.
+  if (spec.hasDocument && op.missing.length > 0) rerenderStored(file, spec, id);
 
   if (table === 'site_contacts') {
     const siteId = op.missing.includes('site_id') ? previousSite : op.change.row.site_id;

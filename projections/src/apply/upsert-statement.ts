@@ -1,12 +1,13 @@
 import type { Statement } from 'better-sqlite3';
 import { quoteIdent } from '../quote-ident.ts';
 import type { StatementCache } from './statement-cache.ts';
-import { CHANGED_US, SRC_LSN, type TableSpec } from './table-spec.ts';
+import { CHANGED_US, DOCUMENT, SRC_LSN, type TableSpec } from './table-spec.ts';
 
 /**
  * The guarded upsert of one table, prepared once per handle and per set of missing columns:
  *   INSERT ... ON CONFLICT (pk) DO UPDATE SET <provided columns> WHERE excluded._src_lsn > _src_lsn
- * Parameters: the table spec's columns in order, then _src_lsn, then _changed_us (company tables).
+ * Parameters: the table spec's columns in order, then _src_lsn, then _changed_us (company tables),
+ * then _json (tables with a stored document).
  * Missing columns are inserted with their empty value but never overwrite a stored one.
  * `changes` is 0 when the guard refused the write.
  */
@@ -18,7 +19,11 @@ export function upsertStatement(
   const key = missing.length === 0 ? `upsert:${spec.table}` : `upsert:${spec.table}:${missing.join(',')}`;
   return statements.get(key, () => {
     const t = quoteIdent(spec.table);
-    const bookkeeping = spec.hasChangeTime ? [SRC_LSN, CHANGED_US] : [SRC_LSN];
+    const bookkeeping = [
+      SRC_LSN,
+      ...(spec.hasChangeTime ? [CHANGED_US] : []),
+      ...(spec.hasDocument ? [DOCUMENT] : []),
+    ];
     const insert = [...spec.columns.map((c) => c.name), ...bookkeeping];
     const update = [
       ...spec.columns

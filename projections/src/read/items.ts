@@ -1,4 +1,4 @@
-import { type ColumnName, columnNames, type RowOf, type TableName } from '@pda/schemas/registry';
+import { columnNames, type TableName } from '@pda/schemas/registry';
 import { quoteIdent } from '../quote-ident.ts';
 import type { ReadHandle } from './read-handle.ts';
 import { rowBuilder } from './row-builder.ts';
@@ -10,36 +10,52 @@ export function readById<T extends PageTable>(
   handle: ReadHandle,
   table: T,
   id: string,
-): PageTableRows[T] | undefined {
-  const statement = handle.statement(`item:${table}`, () => `${selectFrom(table)} WHERE "id" = ?`, {
-    raw: true,
-  });
+): PageTableRows[T] | undefined;
+export function readById(
+  handle: ReadHandle,
+  table: PageTable,
+  id: string,
+  columns: readonly string[],
+): Record<string, unknown> | undefined;
+export function readById(
+  handle: ReadHandle,
+  table: PageTable,
+  id: string,
+  columns: readonly string[] = PAGE_TABLE_COLUMNS[table] as readonly string[],
+): Record<string, unknown> | undefined {
+  const statement = handle.statement(
+    `item:${table}:${columns.join(',')}`,
+    () => `${selectFrom(table, columns)} WHERE "id" = ?`,
+    { raw: true },
+  );
   const values = statement.get(id) as unknown[] | undefined;
-  return values && rowBuilder<PageTableRows[T]>(PAGE_TABLE_COLUMNS[table] as readonly string[])(values);
+  return values && rowBuilder<Record<string, unknown>>(columns)(values);
 }
 
 /**
  * Rows of `table` whose `column` holds one of `values`, grouped by that value, each group ordered
- * by id: the embedded relations of a page (`include`), one statement for the whole page.
+ * by id: the embedded relations of a page (`include`), one statement for the whole page. Each row
+ * has `columns` (a stable array, which must include `column`).
  */
-export function readRowsWhereIn<T extends TableName>(
+export function readRowsWhereIn(
   handle: ReadHandle,
-  table: T,
-  column: ColumnName<T>,
+  table: TableName,
+  column: string,
   values: readonly string[],
-): Map<string, RowOf<T>[]> {
-  const result = new Map<string, RowOf<T>[]>();
+  columns: readonly string[],
+): Map<string, Record<string, unknown>[]> {
+  const result = new Map<string, Record<string, unknown>[]>();
   if (values.length === 0) return result;
-  const columns = columnNames(table);
-  if (!columns.includes(column)) throw new Error(`${table} has no column ${column}`);
+  const known: readonly string[] = columnNames(table);
+  if (!known.includes(column)) throw new Error(`${table} has no column ${column}`);
   const statement = handle.statement(
-    `where-in:${table}:${column}`,
+    `where-in:${table}:${column}:${columns.join(',')}`,
     () =>
-      `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)} ` +
+      `${selectFrom(table, columns)} ` +
       `WHERE ${quoteIdent(column)} IN (SELECT value FROM json_each(?)) ORDER BY ${quoteIdent(column)}, "id"`,
     { raw: true },
   );
-  const build = rowBuilder<RowOf<T>>(columns);
+  const build = rowBuilder<Record<string, unknown>>(columns);
   for (const rowValues of statement.all(JSON.stringify(values)) as unknown[][]) {
     const row = build(rowValues);
     const value = String(row[column]);
@@ -50,7 +66,6 @@ export function readRowsWhereIn<T extends TableName>(
   return result;
 }
 
-function selectFrom(table: PageTable): string {
-  const columns = PAGE_TABLE_COLUMNS[table].map((column) => quoteIdent(String(column))).join(', ');
-  return `SELECT ${columns} FROM ${quoteIdent(table)}`;
+function selectFrom(table: string, columns: readonly string[]): string {
+  return `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)}`;
 }

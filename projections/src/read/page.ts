@@ -43,19 +43,35 @@ export interface Page<Row> {
   readonly hasMore: boolean;
 }
 
+/**
+ * One page of `table`'s rows, each with every column, or only `columns` (a stable array, e.g.
+ * the stored document and the sort keys: the row builder and the statement are cached by it).
+ */
 export function readPage<T extends PageTable>(
   handle: ReadHandle,
   table: T,
   request: PageRequest,
-): Page<PageTableRows[T]> {
+): Page<PageTableRows[T]>;
+export function readPage(
+  handle: ReadHandle,
+  table: PageTable,
+  request: PageRequest,
+  columns: readonly string[],
+): Page<Record<string, unknown>>;
+export function readPage(
+  handle: ReadHandle,
+  table: PageTable,
+  request: PageRequest,
+  columns: readonly string[] = PAGE_TABLE_COLUMNS[table] as readonly string[],
+): Page<Record<string, unknown>> {
   checkRequest(request);
   const backward = request.direction === 'before';
   const hasPosition = request.position !== undefined;
   const hasSince = request.changedSinceUs !== undefined;
   const signature = request.sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
   const statement = handle.statement(
-    `page:${table}:${signature}:${request.direction}:${hasPosition}:${hasSince}`,
-    () => pageSql(table, request.sort, backward, hasPosition, hasSince),
+    `page:${table}:${columnsKey(columns)}:${signature}:${request.direction}:${hasPosition}:${hasSince}`,
+    () => pageSql(table, columns, request.sort, backward, hasPosition, hasSince),
     { raw: true },
   );
   const params: Record<string, string | number> = { limit: request.limit + 1 };
@@ -66,10 +82,21 @@ export function readPage<T extends PageTable>(
   const values = statement.all(params) as unknown[][];
   const hasMore = values.length > request.limit;
   if (hasMore) values.length = request.limit;
-  const build = rowBuilder<PageTableRows[T]>(PAGE_TABLE_COLUMNS[table] as readonly string[]);
+  const build = rowBuilder<Record<string, unknown>>(columns);
   const rows = values.map(build);
   if (backward) rows.reverse();
   return { rows, hasMore };
+}
+
+/** A short statement-cache key per column list (computed once per list). */
+const columnKeys = new WeakMap<readonly string[], string>();
+function columnsKey(columns: readonly string[]): string {
+  let key = columnKeys.get(columns);
+  if (key === undefined) {
+    key = columns.join(',');
+    columnKeys.set(columns, key);
+  }
+  return key;
 }
 
 function checkRequest(request: PageRequest): void {
@@ -87,12 +114,13 @@ function checkRequest(request: PageRequest): void {
 /** SQL for one (table, sort, direction, shape): built from whitelisted names only, values bound. */
 function pageSql(
   table: PageTable,
+  selected: readonly string[],
   sort: readonly SortKey[],
   backward: boolean,
   hasPosition: boolean,
   hasSince: boolean,
 ): string {
-  const columns = PAGE_TABLE_COLUMNS[table].map((column) => quoteIdent(String(column))).join(', ');
+  const columns = selected.map(quoteIdent).join(', ');
   // Walking backward reads the reversed order from the position, then the caller's rows are reversed.
   const keys = sort.map((key) => ({
     column: quoteIdent(key.column),

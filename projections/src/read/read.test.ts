@@ -144,17 +144,17 @@ describe('items and relations', () => {
   test('by id, and rows grouped by a column value (categories by id, contacts by site id)', () => {
     expect(readById(company, 'sites', id(3))?.name).toBe('c');
     expect(readById(company, 'sites', 'nope')).toBeUndefined();
-    expect([...readRowsWhereIn(company, 'equipment_categories', 'id', [id(200), id(999)]).keys()]).toEqual([
-      id(200),
-    ]);
-    const contacts = readRowsWhereIn(company, 'site_contacts', 'site_id', [id(1), id(2)]);
+    expect([
+      ...readRowsWhereIn(company, 'equipment_categories', 'id', [id(200), id(999)], ['id']).keys(),
+    ]).toEqual([id(200)]);
+    const contacts = readRowsWhereIn(company, 'site_contacts', 'site_id', [id(1), id(2)], ['id', 'site_id']);
     expect(contacts.get(id(1))).toBeUndefined();
     expect(contacts.get(id(2))?.map((contact) => contact.id)).toEqual([id(100), id(101)]);
-    expect(readRowsWhereIn(company, 'site_contacts', 'site_id', []).size).toBe(0);
+    expect(readRowsWhereIn(company, 'site_contacts', 'site_id', [], ['id']).size).toBe(0);
   });
 
   test('a column the table does not have is a programming error', () => {
-    expect(() => readRowsWhereIn(company, 'site_contacts', 'nope' as 'site_id', [id(1)])).toThrow(
+    expect(() => readRowsWhereIn(company, 'site_contacts', 'nope', [id(1)], ['id'])).toThrow(
       'site_contacts has no column nope',
     );
   });

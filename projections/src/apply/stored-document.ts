@@ -1,0 +1,43 @@
+import type { TableName } from '@pda/schemas/registry';
+import { quoteIdent } from '../quote-ident.ts';
+import { valuesRenderer } from '../stored-documents.ts';
+import type { CompanyFile } from './company-file.ts';
+import type { TableSpec } from './table-spec.ts';
+
+/**
+ * The stored document (`_json`) of an upserted row, rendered from the values the upsert writes
+ * (projections/src/stored-documents.ts). The values are the ones SQLite stores (STRICT tables keep
+ * their types), so the JSON equals what a render of the stored row would give.
+ */
+
+const columnLists = new WeakMap<TableSpec, readonly string[]>();
+
+function columnNames(spec: TableSpec): readonly string[] {
+  let names = columnLists.get(spec);
+  if (!names) {
+    names = spec.columns.map((column) => column.name);
+    columnLists.set(spec, names);
+  }
+  return names;
+}
+
+export function renderDocument(spec: TableSpec, values: readonly unknown[]): string {
+  return valuesRenderer(spec.table as TableName, columnNames(spec))!(values);
+}
+
+/** After an upsert that kept some stored columns (TOAST-unchanged values): render the stored row. */
+export function rerenderStored(file: CompanyFile, spec: TableSpec, id: string): void {
+  const names = columnNames(spec);
+  const t = quoteIdent(spec.table);
+  const values = file.statements
+    .get(
+      `document:row:${spec.table}`,
+      () => `SELECT ${names.map(quoteIdent).join(', ')} FROM ${t} WHERE "id" = ?`,
+    )
+    .raw()
+    .get(id) as unknown[] | undefined;
+  if (values === undefined) return;
+  file.statements
+    .get(`document:set:${spec.table}`, () => `UPDATE ${t} SET "_json" = ? WHERE "id" = ?`)
+    .run(renderDocument(spec, values), id);
+}
