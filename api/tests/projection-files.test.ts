@@ -108,6 +108,22 @@ describe('files the api cannot serve', () => {
     await app.close();
   });
 
+  test('a company file whose stored documents are of another representation → 503 for that company only', async () => {
+    const f = fixture();
+    const db = openWriter(companyPath(f.dataDir, COMPANY.B));
+    db.exec('UPDATE meta SET representation = 0'); // not re-rendered yet by this ingest version
+    db.close();
+    const app = await testApp(f.dataDir);
+    expectProblem(
+      await app.inject({ url: '/v1/sites', headers: bearer(f.keys.b) }),
+      'listSites',
+      503,
+      'service_unavailable',
+    );
+    expect((await app.inject({ url: '/v1/sites', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    await app.close();
+  });
+
   test('a control file with a newer schema → 503 for keyed requests, health down', async () => {
     const f = fixture();
     setUserVersion(controlPath(f.dataDir), 99);
