@@ -8,7 +8,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateCompanyData, type SiteRow } from '@pda/ops';
-import { type Change, ProjectionStore, type Row } from '@pda/projections';
+import {
+  type Change,
+  openCompanyWriter,
+  openControlWriter,
+  ProjectionStore,
+  type Row,
+} from '@pda/projections';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
 
 export interface ListFixture {
@@ -62,7 +68,14 @@ function counts(sites: number) {
 export function listFixture(root: string, sites: number, seed = 'bench-api'): ListFixture {
   const dataDir = join(root, `sites-${sites}-${seed}`);
   const marker = join(dataDir, 'fixture.json');
-  if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as ListFixture;
+  if (existsSync(marker)) {
+    const cached = JSON.parse(readFileSync(marker, 'utf8')) as ListFixture;
+    // Built by an older version: bring the files to this code's schema and stored documents, as
+    // ingest does when it opens them (cheap when they are current).
+    openControlWriter(dataDir).close();
+    openCompanyWriter(dataDir, cached.companyId).close();
+    return cached;
+  }
 
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });

@@ -51,9 +51,11 @@ export function assertCurrentRepresentation(db: Database.Database): void {
 
 /**
  * Writer side, when a file is opened: re-renders every stored document of an older representation
- * from the columns, in one transaction with the version bump (a crash leaves the old version and
- * the next open renders again). A newer representation is refused, never rewritten.
- * Returns the number of rows rendered.
+ * from the columns, a chunk of rows per transaction (a file with millions of rows must not grow
+ * its WAL by its own size), then bumps the version in a last transaction. Until that bump the
+ * file still says the old version, so no reader serves the half-rendered file (the api refuses
+ * it), and a crash means the next open renders again. A newer representation is refused, never
+ * rewritten. Returns the number of rows rendered.
  */
 export function refreshDocuments(db: Database.Database): number {
   const current = fileRepresentation(db);
@@ -62,16 +64,12 @@ export function refreshDocuments(db: Database.Database): number {
     throw new RepresentationVersionError(db.name, current, REPRESENTATION.version);
   }
   let rendered = 0;
-  db.transaction(() => {
-    for (const table of DOCUMENT_TABLE_NAMES) {
-      rendered += renderTable(db, table);
-    }
-    db.prepare('UPDATE meta SET representation = ? WHERE lock = 1').run(REPRESENTATION.version);
-  }).immediate();
+  for (const table of DOCUMENT_TABLE_NAMES) rendered += renderTable(db, table);
+  db.prepare('UPDATE meta SET representation = ? WHERE lock = 1').run(REPRESENTATION.version);
   return rendered;
 }
 
-/** Rows per statement while re-rendering: bounded memory on a file with millions of rows. */
+/** Rows per transaction while re-rendering: bounded memory and WAL on a file with millions of rows. */
 const RENDER_CHUNK = 2_000;
 
 function renderTable(db: Database.Database, table: TableName): number {
@@ -84,12 +82,16 @@ function renderTable(db: Database.Database, table: TableName): number {
     )
     .raw();
   const update = db.prepare(`UPDATE ${t} SET "_json" = ? WHERE rowid = ?`);
+  const renderChunk = db.transaction((after: number): unknown[][] => {
+    // Read whole before it is written: SQLite must not update rows a statement still iterates.
+    const rows = select.all(after) as unknown[][];
+    for (const [rowid, ...values] of rows) update.run(render(values), rowid);
+    return rows;
+  });
   let count = 0;
   let after = 0;
   for (;;) {
-    // A chunk is read whole before it is written: SQLite must not update rows a statement still iterates.
-    const rows = select.all(after) as unknown[][];
-    for (const [rowid, ...values] of rows) update.run(render(values), rowid);
+    const rows = renderChunk.immediate(after);
     count += rows.length;
     if (rows.length < RENDER_CHUNK) return count;
     after = rows[rows.length - 1]![0] as number;
