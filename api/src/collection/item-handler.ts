@@ -23,7 +23,7 @@ export function itemHandler(
     const id = (request.params as Record<string, string>)[idParameter]!;
     const handle = app.projections.company(tenant.company.id);
     const document = handle.snapshot(() => {
-      const row = readById(handle, resource.table, id, resource.columns);
+      const row = readById(handle, resource.table, id, resource.itemColumns);
       return row && resource.documents(handle, [row], include)[0];
     });
     if (document === undefined) throw notFound();

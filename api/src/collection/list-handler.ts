@@ -43,7 +43,7 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
           position: at?.position,
           changedSinceUs: query.changedSinceUs,
         },
-        resource.columns,
+        resource.pageColumns(query.sort.keys),
       );
       return { page, documents: resource.documents(handle, page.rows, query.include) };
     });

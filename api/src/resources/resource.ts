@@ -1,4 +1,4 @@
-import type { PageTable, ReadHandle } from '@pda/projections';
+import type { PageTable, ReadHandle, SortKey } from '@pda/projections';
 import {
   RESOURCE_NAMES,
   RESOURCES,
@@ -34,8 +34,14 @@ export interface Resource {
   /** Every member a response may carry, relations included (`id` is always returned). */
   readonly fields: readonly string[];
   readonly relations: Readonly<Record<string, Relation>>;
-  /** What a page or item read selects: the stored document, the sort keys and the relation keys. */
-  readonly columns: readonly string[];
+  /** What an item read selects: the stored document and the relation keys. */
+  readonly itemColumns: readonly string[];
+  /**
+   * What a page read selects: the stored document, the keys of this sort (the cursor needs the
+   * first and last row's) and the relation keys. The same array per sort: statements and row
+   * builders are cached by it. Every column costs SQLite work per row (bench/README.md, api).
+   */
+  pageColumns(sort: readonly SortKey[]): readonly string[];
   /** The rows' JSON texts, with the requested relations embedded (one read per relation, not per row). */
   documents(
     handle: ReadHandle,
@@ -49,6 +55,7 @@ function resourceOf(name: ResourceName): Resource {
   const embedders = Object.entries(def.relations).map(([member, relation]) =>
     relationEmbedder(member, relation),
   );
+  const pageColumns = new Map<string, readonly string[]>();
   const relationKeys = Object.values(def.relations).flatMap((relation) =>
     relation.cardinality === 'one' ? [relation.key] : [],
   );
@@ -61,7 +68,16 @@ function resourceOf(name: ResourceName): Resource {
     relations: Object.fromEntries(
       Object.entries(def.relations).map(([member, relation]) => [member, { scope: relation.scope }]),
     ),
-    columns: [...new Set(['_json', 'id', ...def.sort, ...relationKeys])],
+    itemColumns: [...new Set(['_json', 'id', ...relationKeys])],
+    pageColumns(sort) {
+      const key = sort.map((entry) => entry.column).join(',');
+      let columns = pageColumns.get(key);
+      if (!columns) {
+        columns = [...new Set(['_json', 'id', ...sort.map((entry) => entry.column), ...relationKeys])];
+        pageColumns.set(key, columns);
+      }
+      return columns;
+    },
     documents(handle, rows, include) {
       const documents = rows.map((row) => row._json as string);
       for (const embed of embedders) {
