@@ -10,7 +10,9 @@ import { sampleRow } from '../testing/sample-rows.ts';
 import { readApiKeyByHashMemo, readCompanyMemo } from './control-memo.ts';
 import { ReadHandle } from './read-handle.ts';
 
-// The memo must never serve a state of control.sqlite older than the last commit ingest made.
+// The memo must never serve a state of control.sqlite older than the last commit ingest made
+// before the current event-loop turn began.
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const COMPANY = '00000000-0000-4000-8000-0000000000c1';
 const KEY_ID = '00000000-0000-4000-8000-000000000900';
@@ -50,7 +52,7 @@ describe('control memo', () => {
     expect(readCompanyMemo(control, COMPANY)).toBe(readCompanyMemo(control, COMPANY));
   });
 
-  test('a commit by ingest is seen on the next read: scopes, revocation, company, deletion', () => {
+  test('a commit by ingest is seen from the next event-loop turn: scopes, revocation, company, deletion', async () => {
     expect(readApiKeyByHashMemo(control, sha('k'))?.revokesAt).toBeNull();
     buildProjection(dir, [
       makeUpsert(
@@ -60,12 +62,14 @@ describe('control memo', () => {
       ),
       makeUpsert('companies', sampleRow('companies', { id: COMPANY, name: 'Renamed' }), lsn++),
     ]);
+    await nextTurn();
     const changed = readApiKeyByHashMemo(control, sha('k'));
     expect(changed?.scopes).toEqual(['sites:read', 'services:read']);
     expect(changed?.revokesAt).not.toBeNull();
     expect(readCompanyMemo(control, COMPANY)?.name).toBe('Renamed');
 
     buildProjection(dir, [makeDelete('api_keys', { id: KEY_ID }, lsn++)]);
+    await nextTurn();
     expect(readApiKeyByHashMemo(control, sha('k'))).toBeUndefined();
   });
 });
