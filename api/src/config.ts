@@ -37,6 +37,7 @@ const schema = z.object({
   API_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
   API_UNDER_PRESSURE_RETRY_AFTER_S: positiveInt.default(10),
   API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).default(1_000),
+  API_COMPRESS_MIN_BYTES: z.coerce.number().int().min(0).default(1_024),
   API_TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -58,6 +59,8 @@ export interface Config {
   readonly logLevel: string;
   /** Bound of the LRU of open company files. */
   readonly maxOpenCompanies: number;
+  /** Responses at least this large are compressed when the client accepts it; 0 = never compress. */
+  readonly compressMinBytes: number;
   /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */
   readonly reopenCheckMs: number;
   /**
@@ -118,6 +121,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     }),
     logLevel: e.API_LOG_LEVEL,
     maxOpenCompanies: e.API_MAX_OPEN_COMPANIES,
+    compressMinBytes: e.API_COMPRESS_MIN_BYTES,
     reopenCheckMs: e.API_REOPEN_CHECK_MS,
     updatedSinceOverlapMs: e.API_UPDATED_SINCE_OVERLAP_MS,
     healthMaxStalenessSeconds: e.API_HEALTH_MAX_STALENESS_S,
