@@ -101,6 +101,19 @@ try {
   rows.push(await measure('api: list page 1', `${api.base}/v1/sites?limit=${limit}`, auth, load));
   rows.push(await measure(`api: list page ${page}`, walk.url, auth, load));
   rows.push(await measure('api: item', `${api.base}/v1/sites/${fixture.middleSiteId}`, auth, load));
+  // What partners add: relations, sparse fieldsets (the parse-and-trim path), compression.
+  const firstPage = `${api.base}/v1/sites?limit=${limit}`;
+  rows.push(await measure('api: list page 1 include=contacts', `${firstPage}&include=contacts`, auth, load));
+  rows.push(
+    await measure(
+      'api: list page 1 fields[sites]=id,name,address',
+      `${firstPage}&fields[sites]=id,name,address`,
+      auth,
+      load,
+    ),
+  );
+  rows.push(await measure('api: list page 1 gzip', firstPage, { ...auth, 'accept-encoding': 'gzip' }, load));
+  rows.push(await measure('api: list page 1 br', firstPage, { ...auth, 'accept-encoding': 'br' }, load));
   // Latency below saturation: the same requests at a fixed rate (a saturated server's p99 is queueing).
   const paced = { ...load, rate: Number(args.rate) };
   rows.push(
