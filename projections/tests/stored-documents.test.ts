@@ -1,4 +1,4 @@
-import { REPRESENTATION, RESOURCES } from '@pda/schemas/registry';
+import { columnNames, REPRESENTATION, RESOURCES } from '@pda/schemas/registry';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,6 +7,7 @@ import {
   openCompanyWriter,
   ProjectionStore,
   RepresentationVersionError,
+  valuesRenderer,
 } from '../src/index.ts';
 import { companyPath } from '../src/paths.ts';
 import { makeUpsert, sampleRow } from '../src/testing/index.ts';
@@ -42,6 +43,27 @@ function setInFile(dir: string, sql: string): void {
 }
 
 describe('stored documents', () => {
+  it('the compiled renderer writes exactly what JSON.stringify of the rendered object writes', () => {
+    const columns = columnNames('sites');
+    const render = valuesRenderer('sites', columns)!;
+    const awkward: Record<string, unknown> = {
+      name: 'quote " backslash \\ newline \n tab \t nul \u0000 line-sep \u2028 emoji 🚜 é',
+      notes: '</script><!-- -->',
+      area: -0,
+      latitude: 1e21,
+      longitude: 5e-324,
+      coordinates_accuracy: null,
+      geocoded_at: null,
+    };
+    for (const fields of [{}, awkward]) {
+      const row = { ...sampleRow('sites', { id: SITE, company_id: A }), ...fields } as Record<
+        string,
+        unknown
+      >;
+      expect(render(columns.map((column) => row[column]))).toBe(renderedFromColumns(row));
+    }
+  });
+
   it('an upsert stores the JSON the document shape renders from the row, exactly', () => {
     const { dir, store } = storeWithSite();
     const [row] = companyRows(dir, A, 'sites');

@@ -1,6 +1,6 @@
 import type { TableName } from '@pda/schemas/registry';
 import { quoteIdent } from '../quote-ident.ts';
-import { valuesRenderer } from '../stored-documents.ts';
+import { type ValuesRenderer, valuesRenderer } from '../stored-documents.ts';
 import type { CompanyFile } from './company-file.ts';
 import type { TableSpec } from './table-spec.ts';
 
@@ -10,24 +10,31 @@ import type { TableSpec } from './table-spec.ts';
  * their types), so the JSON equals what a render of the stored row would give.
  */
 
-const columnLists = new WeakMap<TableSpec, readonly string[]>();
+interface SpecRendering {
+  readonly columns: readonly string[];
+  readonly render: ValuesRenderer;
+}
 
-function columnNames(spec: TableSpec): readonly string[] {
-  let names = columnLists.get(spec);
-  if (!names) {
-    names = spec.columns.map((column) => column.name);
-    columnLists.set(spec, names);
+/** Per table spec (one per table and process): no key building per upsert. */
+const renderings = new WeakMap<TableSpec, SpecRendering>();
+
+function renderingOf(spec: TableSpec): SpecRendering {
+  let rendering = renderings.get(spec);
+  if (!rendering) {
+    const columns = spec.columns.map((column) => column.name);
+    rendering = { columns, render: valuesRenderer(spec.table as TableName, columns)! };
+    renderings.set(spec, rendering);
   }
-  return names;
+  return rendering;
 }
 
 export function renderDocument(spec: TableSpec, values: readonly unknown[]): string {
-  return valuesRenderer(spec.table as TableName, columnNames(spec))!(values);
+  return renderingOf(spec).render(values);
 }
 
 /** After an upsert that kept some stored columns (TOAST-unchanged values): render the stored row. */
 export function rerenderStored(file: CompanyFile, spec: TableSpec, id: string): void {
-  const names = columnNames(spec);
+  const names = renderingOf(spec).columns;
   const t = quoteIdent(spec.table);
   const values = file.statements
     .get(
