@@ -1,10 +1,12 @@
 import type { DocumentShape } from '@pda/schemas/registry';
 
 /**
- * Turns a projected row into the contract's JSON by a resource's document shape from the table
- * registry (@pda/schemas/registry): each member is read from a column or is a nested object of
- * the same kind. The renderer is compiled once per shape into one object literal, as fast as a
- * hand-written one (page reads are the api's hot path: bench/README.md, api).
+ * Turns a projected row into the contract's JSON object by a resource's document shape from the
+ * table registry (@pda/schemas/registry): each member is read from a column or is a nested object
+ * of the same kind. This is the reference form of a document: ingest stores the same bytes through
+ * the compiled string renderer of projections/src/stored-documents.ts (a test pins them equal),
+ * and tests and tools that hold a row build its document here. Compiled once per shape into one
+ * object literal.
  */
 
 export type Json = Record<string, unknown>;
