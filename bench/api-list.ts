@@ -186,6 +186,9 @@ try {
   servers.push(staticPeer);
   log('measuring the static peer');
   rows.push(await measure(`peer: static bytes of page ${page}`, `${staticPeer.base}/`, {}, load));
+  // The same fixed rate against the peer: the tail the load generator and the machine add by
+  // themselves, to tell apart from the api's own (bench/README.md, api).
+  rows.push(await measure(`peer: static bytes at ${paced.rate} req/s`, `${staticPeer.base}/`, {}, paced));
 
   const date = new Date().toISOString().slice(0, 10);
   const report = renderReport(
