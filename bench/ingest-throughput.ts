@@ -3,6 +3,7 @@
  * docs/architecture.md#performance-targets).
  *
  *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
+ *     [--jdbc-sink [--jdbc-batch 2000] [--jdbc-tasks 2]]
  *
  * Fills fresh topics `<bench prefix>.public.<table>` of the running stack's Kafka (.stack/env) with
  * N real-shaped Debezium events (JsonConverter with inline schemas as the shipped connector writes
@@ -15,7 +16,10 @@
  *      end to end (start-up included) and steady (from the first applied chunk on);
  *   4. peer: ProjectionStore.applyBatch alone on the same decoded changes, one thread, in groups
  *      of the size the worker's apply calls averaged (what the apply thread does);
- *   5. peer: applying the same decoded changes with one transaction per event (a sample).
+ *   5. peer: applying the same decoded changes with one transaction per event (a sample);
+ *   6. with --jdbc-sink: Debezium's JDBC sink connector in the stack's Kafka Connect, consuming the
+ *      same topics into PostgreSQL (jdbc-sink-peer.ts; batch size and tasks from --jdbc-batch,
+ *      --jdbc-tasks) — the peer a platform team would deploy instead of ingest.
  * Peers 2 and 4 show each thread's ceiling: the two-thread worker cannot beat the slower of the two,
  * and then only if the threads overlap perfectly on two otherwise idle cores.
  * Reports events/s, peak RSS, the machine and the inputs as one JSON document on stdout.
@@ -29,6 +33,7 @@ import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { benchWorker } from './ingest-worker.ts';
+import { jdbcSinkAvailable, measureJdbcSink } from './jdbc-sink-peer.ts';
 import { kafkaBrokers } from './stack-env.ts';
 
 const { values: args } = parseArgs({
@@ -37,6 +42,9 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '200000' },
     companies: { type: 'string', default: '300' },
     bare: { type: 'boolean', default: false },
+    'jdbc-sink': { type: 'boolean', default: false },
+    'jdbc-batch': { type: 'string', default: '2000' },
+    'jdbc-tasks': { type: 'string', default: '2' },
     'per-event-sample': { type: 'string', default: '5000' },
     chunk: { type: 'string' },
     'in-flight': { type: 'string' },
@@ -92,6 +100,10 @@ async function main() {
   // Other processes on the machine skew every figure: the 1-minute load average is reported.
   const loadAtStart = loadavg()[0];
   const prefix = `bench${Date.now()}`;
+  // Checked before the fill: a missing plugin must not cost a whole run.
+  if (args['jdbc-sink'] && !(await jdbcSinkAvailable())) {
+    throw new Error('--jdbc-sink: restart the stack with PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up');
+  }
   const kafka = new Kafka({ clientId: 'bench', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
   const admin = kafka.admin();
   await admin.connect();
@@ -111,6 +123,8 @@ async function main() {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   let bytes = 0;
+  // Rows the topics leave behind (distinct keys per topic): the JDBC sink peer's check.
+  const distinctKeys = new Set<string>();
   const fillStart = performance.now();
   // Record batches stay under the broker's 1 MB message.max.bytes: ~200 events per send, 8 in flight.
   let pending: { topic: string; key: string; value: string }[] = [];
@@ -131,6 +145,7 @@ async function main() {
   };
   for (const e of events(prefix)) {
     bytes += e.value.length + e.key.length;
+    if (args['jdbc-sink']) distinctKeys.add(`${e.topic}\u0000${e.key}`);
     pending.push(e);
     if (pending.length >= 200) await flush();
   }
@@ -192,6 +207,17 @@ async function main() {
   const deadLettered = count('dead_lettered');
   worker.stop();
   await running;
+
+  // ---- peer 6: Debezium's JDBC sink into PostgreSQL, same topics ----
+  const jdbcSink = args['jdbc-sink']
+    ? {
+        ...(await measureJdbcSink(admin, prefix, topics, N, {
+          batchSize: Number(args['jdbc-batch']),
+          tasks: Number(args['jdbc-tasks']),
+        })),
+        rowsExpected: distinctKeys.size,
+      }
+    : undefined;
 
   // ---- peer 4: apply alone, one thread, in groups of the worker's average apply call ----
   const eventsPerApplyCall = applyCalls > 0 ? Math.round(handled / applyCalls) : null;
@@ -256,6 +282,22 @@ async function main() {
       bareKafkajsConsume: bare,
       consumeAndDecodeOneThread: { ...decodeOnly, notDecoded: decodeFailures },
       applyAloneOneThread: applyOnly,
+      ...(jdbcSink
+        ? {
+            debeziumJdbcSink: {
+              ...jdbcSink,
+              ingestSteadyOverJdbcSinkSteady:
+                firstApplied && jdbcSink.steadyEventsPerSecond
+                  ? round(
+                      (handled - firstApplied.handled) /
+                        ((applyEnd - firstApplied.at) / 1000) /
+                        jdbcSink.steadyEventsPerSecond,
+                    )
+                  : null,
+              ingestOverJdbcSinkEndToEnd: round(handled / applySeconds / jdbcSink.eventsPerSecond),
+            },
+          }
+        : {}),
       oneTransactionPerEvent: {
         events: changes.length,
         seconds: round(perEventSeconds),

@@ -35,6 +35,7 @@ LOG_DIR="$PDA_STACK_DIR/logs"
 RUN_DIR="$PDA_STACK_DIR/run"
 KAFKA_LIBS="$PDA_CACHE_DIR/kafka-$PDA_KAFKA_VERSION-log4j-$PDA_LOG4J_VERSION/libs"
 CONNECT_PLUGINS="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/plugins"
+JDBC_SINK_PLUGINS="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/sink-plugins"
 
 log() { printf 'stack: %s\n' "$*" >&2; }
 

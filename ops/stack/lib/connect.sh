@@ -18,7 +18,7 @@ group.id=pda-connect
 listeners=http://127.0.0.1:$PDA_CONNECT_PORT
 rest.advertised.host.name=127.0.0.1
 rest.advertised.port=$PDA_CONNECT_PORT
-plugin.path=$CONNECT_PLUGINS
+plugin.path=$CONNECT_PLUGINS$(jdbc_sink_wanted && printf ',%s' "$JDBC_SINK_PLUGINS")
 # Every plugin here (Kafka's and Debezium's) has ServiceLoader manifests: skip the slow reflective scan.
 plugin.discovery=service_load
 key.converter=org.apache.kafka.connect.json.JsonConverter
@@ -44,7 +44,16 @@ connect_plugins_ready() {
   curl -fsS -m 5 "$CONNECT_URL/connector-plugins" 2>/dev/null | grep -q 'io.debezium.connector.postgresql.PostgresConnector'
 }
 
+# Connect lists the JDBC sink only when started with PDA_STACK_JDBC_SINK=1 (lib/fetch.sh).
+connect_lists_jdbc_sink() {
+  curl -fsS -m 5 "$CONNECT_URL/connector-plugins" 2>/dev/null | grep -q 'io.debezium.connector.jdbc.JdbcSinkConnector'
+}
+
 connect_start() {
+  if running_pid connect >/dev/null && jdbc_sink_wanted && connect_plugins_ready && ! connect_lists_jdbc_sink; then
+    log "restarting Kafka Connect to add the JDBC sink plugin (PDA_STACK_JDBC_SINK=1)"
+    connect_stop
+  fi
   if running_pid connect >/dev/null; then
     wait_until "$PDA_STACK_TIMEOUT" "connect ready" connect_plugins_ready || die "Kafka Connect runs but its REST API does not list the Debezium plugin; see $CONNECT_LOG"
     return 0

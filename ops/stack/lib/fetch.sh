@@ -55,8 +55,32 @@ fetch_debezium_plugin() {
   touch "$CONNECT_PLUGINS/.complete"
 }
 
+# Debezium's JDBC sink connector (same version as the source connector): only the ingest benchmark's
+# peer uses it (bench/jdbc-sink-peer.ts), so it is fetched only when PDA_STACK_JDBC_SINK=1, into its
+# own plugin folder that Connect's plugin.path names only then (35 MB, and Connect starts faster
+# without Hibernate on its plugin path).
+fetch_jdbc_sink_plugin() {
+  [[ -f "$JDBC_SINK_PLUGINS/.complete" ]] && return 0
+  command -v mvn >/dev/null || die "Maven (mvn) not found: needed once to download Debezium (apt-get install -y maven)"
+  log "downloading Debezium JDBC sink connector $PDA_DEBEZIUM_VERSION plugin archive (PDA_STACK_JDBC_SINK=1, first run only)"
+  local archive_dir="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/sink-archive"
+  rm -rf "$JDBC_SINK_PLUGINS" "$archive_dir"
+  mvn_run "org.apache.maven.plugins:maven-dependency-plugin:$PDA_MAVEN_DEPENDENCY_PLUGIN_VERSION:copy" \
+    "-Dartifact=io.debezium:debezium-connector-jdbc:$PDA_DEBEZIUM_VERSION:tar.gz:plugin" \
+    "-DoutputDirectory=$archive_dir"
+  mkdir -p "$JDBC_SINK_PLUGINS"
+  tar -xzf "$archive_dir"/debezium-connector-jdbc-*-plugin.tar.gz -C "$JDBC_SINK_PLUGINS" ||
+    die "could not unpack the Debezium JDBC sink archive in $archive_dir"
+  [[ -d "$JDBC_SINK_PLUGINS/debezium-connector-jdbc" ]] ||
+    die "Debezium JDBC sink archive did not contain debezium-connector-jdbc/"
+  touch "$JDBC_SINK_PLUGINS/.complete"
+}
+
+jdbc_sink_wanted() { [[ "${PDA_STACK_JDBC_SINK:-0}" == 1 ]]; }
+
 fetch_all() {
   mkdir -p "$PDA_CACHE_DIR" "$LOG_DIR"
   fetch_kafka_libs
   fetch_debezium_plugin
+  if jdbc_sink_wanted; then fetch_jdbc_sink_plugin; fi
 }
