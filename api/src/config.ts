@@ -13,10 +13,14 @@ const optionalString = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
-const schema = z.object({
+const fields = z.object({
   API_DATA_DIR: z.string().min(1, 'API_DATA_DIR is required (the directory holding control.sqlite)'),
   API_HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: port.default(8080),
+  // Metrics and liveness (api/README.md, "Metrics"): a port of their own, never the public one.
+  // 9465, not ingest's 9464: both deployables run side by side on one machine (scripts/demo.sh).
+  API_ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
+  API_ADMIN_PORT: port.default(9465),
   API_PUBLIC_BASE_URL: optionalString.pipe(
     z.url({ protocol: /^https?$/, error: 'API_PUBLIC_BASE_URL must be an absolute http(s) URL' }).optional(),
   ),
@@ -44,10 +48,20 @@ const schema = z.object({
     .transform((value) => value === 'true' || value === '1'),
 });
 
+const schema = fields.refine((e) => e.API_ADMIN_PORT === 0 || e.API_ADMIN_PORT !== e.API_PORT, {
+  path: ['API_ADMIN_PORT'],
+  message: 'must differ from API_PORT (metrics are never served on the public port)',
+});
+
 export interface Config {
   readonly dataDir: string;
   readonly host: string;
   readonly port: number;
+  /** The admin HTTP server (/healthz, /metrics: ops/admin-server.ts); port 0 picks a free one. */
+  readonly admin: {
+    readonly host: string;
+    readonly port: number;
+  };
   /** Origin (and optional path prefix) of links.*, without a trailing slash. */
   readonly publicBaseUrl: string;
   readonly cursorSecret: string;
@@ -94,7 +108,7 @@ export class ConfigError extends Error {
 export function parseConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const result = schema.safeParse(env);
   // API_* is this deployable's namespace: a misspelt variable must not be silently ignored.
-  const unknown = Object.keys(env).filter((name) => name.startsWith('API_') && !(name in schema.shape));
+  const unknown = Object.keys(env).filter((name) => name.startsWith('API_') && !(name in fields.shape));
   if (!result.success || unknown.length > 0) {
     const problems = [
       ...(result.success
@@ -112,6 +126,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     dataDir: e.API_DATA_DIR,
     host: e.API_HOST,
     port: e.API_PORT,
+    admin: Object.freeze({ host: e.API_ADMIN_HOST, port: e.API_ADMIN_PORT }),
     publicBaseUrl: base.replace(/\/+$/, ''),
     cursorSecret: e.API_CURSOR_SECRET,
     rateLimit: Object.freeze({

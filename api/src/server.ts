@@ -1,17 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 
 /**
  * Listens and shuts down gracefully: on SIGTERM/SIGINT stop accepting connections, let in-flight
  * requests finish (Fastify's close waits for them), close projection handles (onClose), exit 0.
+ * The admin port (/healthz, /metrics) is opened first, so a busy admin port refuses to start
+ * before partners can reach the process.
  */
 export async function startServer(app: FastifyInstance, config: Config): Promise<void> {
+  const admin = await startAdmin(app, config);
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    app.close().then(
+    Promise.all([app.close(), admin.close()]).then(
       () => process.exit(0),
       (error: unknown) => {
         app.log.error({ err: error }, 'shutdown failed');
@@ -22,4 +26,12 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   await app.listen({ host: config.host, port: config.port });
+}
+
+/** The admin server on the app's metrics (port 0 picks a free port: the log line says which). */
+export async function startAdmin(app: FastifyInstance, config: Config): Promise<AdminServer> {
+  await app.ready();
+  const admin = await startAdminServer({ ...config.admin, registry: app.metrics.registry });
+  app.log.info({ host: config.admin.host, port: admin.port }, 'admin server listening (/healthz, /metrics)');
+  return admin;
 }

@@ -12,6 +12,7 @@ describe('parseConfig', () => {
       dataDir: '/data',
       host: '127.0.0.1',
       port: 8080,
+      admin: { host: '127.0.0.1', port: 9465 },
       publicBaseUrl: 'http://127.0.0.1:8080',
       rateLimit: { max: 600, windowMs: 60_000, redisUrl: undefined },
       maxOpenCompanies: 256,
@@ -39,6 +40,14 @@ describe('parseConfig', () => {
     expect(config.rateLimit.redisUrl).toBe('redis://127.0.0.1:6379');
   });
 
+  test('the admin port: its own address; 0 picks a free port, even beside API_PORT=0', () => {
+    expect(parseConfig({ ...required, API_ADMIN_HOST: '0.0.0.0', API_ADMIN_PORT: '9100' }).admin).toEqual({
+      host: '0.0.0.0',
+      port: 9100,
+    });
+    expect(parseConfig({ ...required, API_PORT: '0', API_ADMIN_PORT: '0' }).admin.port).toBe(0);
+  });
+
   test.each([
     [{}, 'API_DATA_DIR'],
     [{ API_DATA_DIR: '/d', API_CURSOR_SECRET: 'short' }, 'API_CURSOR_SECRET'],
@@ -47,6 +56,10 @@ describe('parseConfig', () => {
     [{ ...required, API_REDIS_URL: 'http://x' }, 'API_REDIS_URL'],
     [{ ...required, API_LOG_LEVEL: 'loud' }, 'API_LOG_LEVEL'],
     [{ ...required, API_RATE_LIMT_MAX: '5' }, 'API_RATE_LIMT_MAX: unknown setting'],
+    [{ ...required, API_ADMIN_PORT: 'nine' }, 'API_ADMIN_PORT'],
+    [{ ...required, API_ADMIN_PORT: '70000' }, 'API_ADMIN_PORT'],
+    [{ ...required, API_ADMIN_HOST: '' }, 'API_ADMIN_HOST'],
+    [{ ...required, API_PORT: '9000', API_ADMIN_PORT: '9000' }, 'API_ADMIN_PORT: must differ from API_PORT'],
   ])('%j → ConfigError naming %s', (env, name) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(name);

@@ -18,4 +18,15 @@ describe('api main.ts with a bad configuration', () => {
     expect(code, stderr).toBe(2);
     expect(stderr).toBe('api: invalid api configuration: API_PROT: unknown setting\n');
   });
+
+  it('refuses an admin port that is not a port: exit 2, one line naming it', async () => {
+    const { code, stderr } = await runEntryPoint(main, {
+      API_DATA_DIR: '/nonexistent',
+      API_CURSOR_SECRET: 's'.repeat(32),
+      API_PORT: '0',
+      API_ADMIN_PORT: '70000',
+    });
+    expect(code, stderr).toBe(2);
+    expect(stderr).toMatch(/^api: invalid api configuration: API_ADMIN_PORT: [^\n]+\n$/);
+  });
 });

@@ -78,6 +78,10 @@ test('parser-refused requests spend the address budget, carry the headers, then 
   const refused = await oversized();
   expect(refused.status).toBe(429);
   expect(JSON.parse(refused.body).code).toBe('rate_limit_exceeded');
+  // Counted like a route's 429, though no request (and no onResponse hook) exists (api/README.md, "Metrics").
+  expect(await app.metrics.registry.getSingleMetricAsString('pda_api_rate_limited_total')).toContain(
+    'pda_api_rate_limited_total{reason="rate_limit_exceeded"} 1',
+  );
   expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   expect(refused.head.match(/^retry-after:/gim)).toHaveLength(1);

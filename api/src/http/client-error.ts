@@ -21,7 +21,11 @@ export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
     respond(error, socket, undefined);
     return;
   }
-  this.meterClientAddress(socket.remoteAddress ?? 'unknown', (metered) => respond(error, socket, metered));
+  this.meterClientAddress(socket.remoteAddress ?? 'unknown', (metered) => {
+    // No request, so no onResponse hook: the refusal is counted here (plugins/metrics.ts).
+    if (metered.exceeded && this.hasDecorator('metrics')) this.metrics.recordRefusal('rate_limit_exceeded');
+    respond(error, socket, metered);
+  });
 }
 
 function respond(error: NodeJS.ErrnoException, socket: Socket, metered: AddressMetering | undefined): void {

@@ -11,7 +11,8 @@ import { overloadAnswer, sheddingLog } from '../rate-limit/overload-answer.ts';
  * pda-rate-limit), so a shed request has been metered and carries the RateLimit-* headers like any
  * other answer. The answer is built here and sent directly rather than thrown: thrown, it would go
  * through the error handler, which logs every 5xx — one log line per shed request is exactly the
- * extra work an overloaded process cannot afford. Shedding is logged once per second with a count.
+ * extra work an overloaded process cannot afford. Shedding is logged once per second with a count
+ * and counted in pda_api_rate_limited_total{reason="under_pressure"} (plugins/metrics.ts).
  */
 type PressureHandler = (
   ...args: Parameters<NonNullable<FastifyUnderPressureOptions['pressureHandler']>>
@@ -32,9 +33,14 @@ export default fp(
       // reply.send" and ends the request there (the typings only admit void).
       pressureHandler: ((request, reply, type, value) => {
         log.shed(type, value);
+        app.metrics.recordRefusal('under_pressure');
         return overloadAnswer(request, reply, retryAfterSeconds);
       }) as PressureHandler as NonNullable<FastifyUnderPressureOptions['pressureHandler']>,
     });
   },
-  { name: 'pda-under-pressure', fastify: '5.x', dependencies: ['pda-config', 'pda-rate-limit'] },
+  {
+    name: 'pda-under-pressure',
+    fastify: '5.x',
+    dependencies: ['pda-config', 'pda-rate-limit', 'pda-metrics'],
+  },
 );

@@ -1,0 +1,111 @@
+/**
+ * Prometheus metrics of one api process, in a Registry of its own, served on the admin port
+ * (ops/admin-server.ts), never on the public one. Names are prefixed pda_api_; api/README.md
+ * ("Metrics") lists them.
+ *
+ * Label values are bounded by construction: `operation` is a contract operationId or `unmatched`
+ * (never a URL), `status` an HTTP status code, `reason` one of REFUSAL_REASONS.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The label of requests no contract operation answered: unknown paths, 405s, preflights. */
+export const UNMATCHED = 'unmatched';
+
+/**
+ * Why a request was refused to protect the service: `rate_limit_exceeded` is the 429 problem code
+ * (plugins/rate-limit.ts), `under_pressure` the load shedding's 503 service_unavailable
+ * (plugins/under-pressure.ts; `service_unavailable` alone would also name unreadable projections).
+ */
+export type RefusalReason = 'rate_limit_exceeded' | 'under_pressure';
+
+/** What the gauges read at scrape time. */
+export interface MetricsSources {
+  readonly openCompanyFiles: () => number;
+  /** What /v1/health reports as staleness_seconds; null (gauge absent) when unknown. */
+  readonly stalenessSeconds: () => number | null;
+}
+
+export interface ApiMetrics {
+  readonly registry: Registry;
+  /** One answered request; `operation` undefined = no contract operation (UNMATCHED). */
+  recordRequest(operation: string | undefined, statusCode: number, seconds: number): void;
+  recordRefusal(reason: RefusalReason): void;
+}
+
+/** Fast-API buckets: most answers take a millisecond or two, a deep page or a cold file more. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+interface OperationSeries {
+  readonly observe: (seconds: number) => void;
+  /** Counter children by status code, created on first use. */
+  readonly count: Map<number, () => void>;
+}
+
+export function createMetrics(sources: MetricsSources): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'pda_api_' });
+  const requests = new Counter({
+    name: 'pda_api_requests_total',
+    help: 'Answered requests by contract operationId (unmatched: no operation) and HTTP status',
+    labelNames: ['operation', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'pda_api_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, by contract operationId',
+    labelNames: ['operation'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const refused = new Counter({
+    name: 'pda_api_rate_limited_total',
+    help: 'Requests refused to protect the service: rate_limit_exceeded (429), under_pressure (503)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'pda_api_open_company_files',
+    help: 'Company projection files held open for reading (bounded by API_MAX_OPEN_COMPANIES)',
+    registers: [registry],
+    collect() {
+      this.set(sources.openCompanyFiles());
+    },
+  });
+  new Gauge({
+    name: 'pda_api_projection_staleness_seconds',
+    help: "Seconds since ingest's last committed batch, as /v1/health reports; absent when unknown",
+    registers: [registry],
+    collect() {
+      const seconds = sources.stalenessSeconds();
+      if (seconds === null) this.remove();
+      else this.set(seconds);
+    },
+  });
+
+  // Children resolved once per label set: a request costs two map lookups, not a label object.
+  const series = new Map<string, OperationSeries>();
+  const seriesOf = (operation: string): OperationSeries => {
+    let found = series.get(operation);
+    if (found === undefined) {
+      found = { observe: duration.labels(operation).observe, count: new Map() };
+      series.set(operation, found);
+    }
+    return found;
+  };
+  return {
+    registry,
+    recordRequest(operation, statusCode, seconds) {
+      const s = seriesOf(operation ?? UNMATCHED);
+      let count = s.count.get(statusCode);
+      if (count === undefined) {
+        count = requests.labels(operation ?? UNMATCHED, String(statusCode)).inc;
+        s.count.set(statusCode, count);
+      }
+      count();
+      s.observe(seconds);
+    },
+    recordRefusal(reason) {
+      refused.inc({ reason });
+    },
+  };
+}

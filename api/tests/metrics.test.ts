@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { AdminServer } from '../src/ops/admin-server.ts';
+import { startAdmin } from '../src/server.ts';
+import { createFixture, type Fixture } from './support/fixture.ts';
+import { bearer, testApp, testConfig } from './support/test-app.ts';
+
+/**
+ * Metrics on the admin port (api/README.md, "Metrics"): scraped over HTTP from the admin server
+ * server.ts starts, after real requests through the whole app; never served on the public port.
+ */
+
+const HOUR_MS = 3_600_000;
+
+let f: Fixture;
+let app: FastifyInstance | undefined;
+let admin: AdminServer | undefined;
+
+beforeAll(() => {
+  f = createFixture();
+});
+afterAll(() => f.cleanup());
+afterEach(async () => {
+  await admin?.close();
+  await app?.close();
+  admin = undefined;
+  app = undefined;
+});
+
+async function withAdmin(
+  dataDir: string,
+  options: { env?: Record<string, string>; now?: () => number } = {},
+): Promise<{ app: FastifyInstance; scrape: () => Promise<string>; url: (path: string) => string }> {
+  const env = { API_ADMIN_PORT: '0', ...options.env };
+  app = await testApp(dataDir, { ...options, env });
+  admin = await startAdmin(app, testConfig(dataDir, env));
+  const url = (path: string) => `http://127.0.0.1:${admin?.port}${path}`;
+  const scrape = async () => {
+    const response = await fetch(url('/metrics'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    return response.text();
+  };
+  return { app, scrape, url };
+}
+
+/** The value of one sample line (`name{labels} value`), undefined when absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('admin port', () => {
+  test('request counters, durations and gauges move with real requests', async () => {
+    const { app, scrape } = await withAdmin(f.dataDir, { now: () => Date.now() + HOUR_MS });
+    for (let i = 0; i < 3; i++) {
+      expect((await app.inject({ url: '/v1/sites', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    }
+    expect((await app.inject({ url: '/v1/sites' })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/v1/nowhere/12345' })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'DELETE', url: '/v1/sites' })).statusCode).toBe(405);
+
+    const text = await scrape();
+    expect(sample(text, 'pda_api_requests_total{operation="listSites",status="200"}')).toBe(3);
+    expect(sample(text, 'pda_api_requests_total{operation="listSites",status="401"}')).toBe(1);
+    expect(sample(text, 'pda_api_requests_total{operation="getMe",status="200"}')).toBe(1);
+    // Unknown paths share one label: the URL never becomes a label value.
+    expect(sample(text, 'pda_api_requests_total{operation="unmatched",status="404"}')).toBe(1);
+    expect(sample(text, 'pda_api_requests_total{operation="unmatched",status="405"}')).toBe(1);
+    expect(text).not.toContain('nowhere');
+
+    expect(sample(text, 'pda_api_request_duration_seconds_count{operation="listSites"}')).toBe(4);
+    expect(sample(text, 'pda_api_request_duration_seconds_bucket{le="+Inf",operation="listSites"}')).toBe(4);
+    expect(sample(text, 'pda_api_request_duration_seconds_sum{operation="listSites"}')).toBeGreaterThan(0);
+    expect(text).toContain('pda_api_request_duration_seconds_bucket{le="0.001",operation="getMe"}');
+
+    // /v1/sites opened company A's file; the clock is an hour ahead of the fixture's last batch.
+    expect(sample(text, 'pda_api_open_company_files')).toBe(1);
+    const staleness = sample(text, 'pda_api_projection_staleness_seconds');
+    expect(staleness).toBeGreaterThanOrEqual(HOUR_MS / 1000);
+    expect(staleness).toBeLessThan(HOUR_MS / 1000 + 600);
+    expect(sample(text, 'pda_api_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE pda_api_rate_limited_total counter');
+  });
+
+  test('a 429 counts as rate_limit_exceeded', async () => {
+    const { app, scrape } = await withAdmin(f.dataDir, { env: { API_RATE_LIMIT_MAX: '1' } });
+    expect((await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    const refused = await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().code).toBe('rate_limit_exceeded');
+
+    const text = await scrape();
+    expect(sample(text, 'pda_api_rate_limited_total{reason="rate_limit_exceeded"}')).toBe(1);
+    expect(sample(text, 'pda_api_requests_total{operation="getMe",status="429"}')).toBe(1);
+    expect(sample(text, 'pda_api_rate_limited_total{reason="under_pressure"}')).toBeUndefined();
+  });
+
+  test('a request shed under pressure (503) counts as under_pressure', async () => {
+    const { app, scrape } = await withAdmin(f.dataDir, {
+      env: { API_MAX_HEAP_USED_BYTES: '1', API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: '100' },
+    });
+    const deadline = Date.now() + 5_000;
+    while (!app.isUnderPressure()) {
+      if (Date.now() > deadline) throw new Error('under-pressure never sampled the heap');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const shed = await app.inject({ url: '/v1/health' });
+    expect(shed.statusCode).toBe(503);
+    expect(shed.json().code).toBe('service_unavailable');
+
+    const text = await scrape();
+    expect(sample(text, 'pda_api_rate_limited_total{reason="under_pressure"}')).toBe(1);
+    expect(sample(text, 'pda_api_requests_total{operation="getHealth",status="503"}')).toBe(1);
+  });
+
+  test('staleness is absent while the projections cannot be read', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'pda-api-metrics-empty-'));
+    try {
+      const { scrape } = await withAdmin(empty);
+      const text = await scrape();
+      expect(text).toContain('# TYPE pda_api_projection_staleness_seconds gauge');
+      expect(sample(text, 'pda_api_projection_staleness_seconds')).toBeUndefined();
+      expect(sample(text, 'pda_api_open_company_files')).toBe(0);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  test('liveness; anything else is 404 or 405', async () => {
+    const { url } = await withAdmin(f.dataDir);
+    const healthz = await fetch(url('/healthz'));
+    expect(healthz.status).toBe(200);
+    expect(await healthz.json()).toEqual({ status: 'ok' });
+    expect((await fetch(url('/v1/sites'))).status).toBe(404);
+    expect((await fetch(url('/metrics'), { method: 'POST' })).status).toBe(405);
+  });
+
+  test('a failure while recording never fails the request', async () => {
+    const { app, scrape } = await withAdmin(f.dataDir);
+    vi.spyOn(app.metrics, 'recordRequest').mockImplementation(() => {
+      throw new Error('broken metrics');
+    });
+    const response = await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.company.id).toBeDefined();
+    expect(await scrape()).toContain('pda_api_requests_total');
+  });
+});
+
+describe('public port', () => {
+  test('GET /metrics is the usual 404 problem, not metrics', async () => {
+    app = await testApp(f.dataDir);
+    await app.inject({ url: '/v1/health' });
+    const response = await app.inject({ url: '/metrics' });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'not_found', status: 404 });
+    expect(response.body).not.toContain('pda_api_');
+  });
+});
