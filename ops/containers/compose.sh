@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The container path in one command (the native stack, ops/stack/stack.sh, stays the default):
+#   bash ops/containers/compose.sh up      build the images (cached), start the pipeline, seed the
+#                                          demo data, issue a demo key, print how to call the api
+#   bash ops/containers/compose.sh down    stop and remove containers, network and volumes
+#   bash ops/containers/compose.sh ps | logs [SERVICE] | exec ...   passed to docker-compose
+# Host ports (127.0.0.1 only) default to the native stack's: run one or the other, or set
+# PDA_PG_PORT, PDA_KAFKA_PORT, PDA_CONNECT_PORT, API_PORT, INGEST_ADMIN_PORT.
+# COMPOSE_PROJECT_NAME (default pda) names containers and volumes.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$CONTAINERS_HOME/lib/engine.sh"
+
+export COMPOSE_PROJECT_NAME="${COMPOSE_PROJECT_NAME:-pda}"
+export PDA_PG_PORT="${PDA_PG_PORT:-55432}" API_PORT="${API_PORT:-8080}"
+export API_PUBLIC_BASE_URL="${API_PUBLIC_BASE_URL:-http://127.0.0.1:$API_PORT}"
+
+compose() {
+  "${COMPOSE[@]}" --project-directory "$REPO_ROOT" -f "$REPO_ROOT/docker-compose.yml" \
+    --env-file "$REPO_ROOT/ops/stack/versions.env" "$@"
+}
+
+load_tables() {
+  ensure_node
+  PDA_CAPTURED_TABLES=$(node "$REPO_ROOT/ops/stack/captured-tables.ts") ||
+    containers_die "could not read the captured tables from the table registry"
+  export PDA_CAPTURED_TABLES
+}
+
+# until CMD succeeds, at most SECONDS; WHAT names it in the error.
+wait_for() {
+  local seconds="$1" what="$2" deadline
+  shift 2
+  deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || containers_die "$what not ready after ${seconds}s (bash ops/containers/compose.sh logs)"
+    sleep 1
+  done
+}
+
+http_200() { [[ "$(curl -s -o /dev/null -w '%{http_code}' "$@")" == 200 ]]; }
+
+# The demo data and a demo key, written into the containers' PostgreSQL by @pda/ops from the host
+# (scripts/lib/bootstrap.sh installs Node 24, pnpm and the workspace when missing).
+seed_demo() {
+  # shellcheck source=../../scripts/lib/bootstrap.sh
+  source "$REPO_ROOT/scripts/lib/bootstrap.sh"
+  export PDA_PG_HOST=127.0.0.1 PDA_PG_USER=pda PDA_PG_PASSWORD=pda PDA_PG_DATABASE=pda
+  local pg="postgresql://pda:pda@127.0.0.1:$PDA_PG_PORT/pda" count
+  count=$(compose exec -T postgres psql -U pda -d pda -tAc 'SELECT count(*) FROM companies' | tr -d '[:space:]')
+  if [[ "$count" == 0 ]]; then
+    containers_log "seeding demo data (3 companies)"
+    (cd "$REPO_ROOT" && pnpm --silent --filter @pda/ops seed -- --companies 3 --seed 42) >&2
+  fi
+  local company
+  company=$(compose exec -T postgres psql -U pda -d pda -tAc \
+    'SELECT c.id FROM companies c ORDER BY (SELECT count(*) FROM sites s WHERE s.company_id = c.id) DESC, c.id LIMIT 1' | tr -d '[:space:]')
+  containers_log "issuing a demo API key for company $company (shown once)"
+  (cd "$REPO_ROOT" && pnpm --silent --filter @pda/ops keys -- issue --company "$company" --name "compose demo key" \
+    --scopes sites:read,services:read,equipment:read,equipment-categories:read,consumables:read --json) |
+    node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))'
+  : "$pg"
+}
+
+cmd_up() {
+  bash "$CONTAINERS_HOME/build-images.sh"
+  load_tables
+  compose up -d
+  wait_for 300 "the api" http_200 "http://127.0.0.1:$API_PORT/v1/version"
+  local key
+  key=$(seed_demo)
+  wait_for 180 "the demo key" http_200 -H "Authorization: Bearer $key" "http://127.0.0.1:$API_PORT/v1/me"
+  cat <<EOT
+The pipeline runs in containers (project $COMPOSE_PROJECT_NAME): PostgreSQL → Debezium → Kafka → ingest → api.
+Demo API key (shown once; only its SHA-256 is stored):
+  export KEY='$key'
+Try:
+  curl -s -H "Authorization: Bearer \$KEY" "http://127.0.0.1:$API_PORT/v1/sites?limit=2"
+Stop and remove everything: bash ops/containers/compose.sh down
+EOT
+}
+
+ensure_docker_engine
+compose_command
+case "${1:-}" in
+up) cmd_up ;;
+down)
+  load_tables
+  compose down -v --remove-orphans
+  ;;
+ps | logs | exec | restart | stop | start)
+  load_tables
+  compose "$@"
+  ;;
+-h | --help | "") sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+*) containers_die "unknown command '$1' (up, down, ps, logs, exec, restart, stop, start)" ;;
+esac
