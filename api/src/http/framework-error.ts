@@ -4,7 +4,8 @@ import { sendProblem } from './send-problem.ts';
 
 /**
  * A URL Fastify cannot route (invalid percent-encoding in the path) never reaches a route or its
- * hooks, so this answer meters itself with the shared limiter to carry the RateLimit-* headers too.
+ * hooks, so this answer meters itself with the shared limiter to carry the RateLimit-* headers too,
+ * and counts itself in the request metrics.
  */
 export async function answerMalformedUrl(
   app: FastifyInstance,
@@ -26,4 +27,7 @@ export async function answerMalformedUrl(
     }
   }
   sendProblem(request, reply, error);
+  // No route, so no onResponse hook (plugins/metrics.ts): the answer records itself.
+  if (app.hasDecorator('metrics'))
+    app.metrics.recordRequest(undefined, reply.statusCode, reply.elapsedTime / 1000);
 }

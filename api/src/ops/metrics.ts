@@ -27,7 +27,10 @@ export interface MetricsSources {
 
 export interface ApiMetrics {
   readonly registry: Registry;
-  /** One answered request; `operation` undefined = no contract operation (UNMATCHED). */
+  /**
+   * One answered request (a 429 also counts as a rate_limit_exceeded refusal); `operation`
+   * undefined = no contract operation (UNMATCHED). Never throws: a failure goes to `onFailure`.
+   */
   recordRequest(operation: string | undefined, statusCode: number, seconds: number): void;
   recordRefusal(reason: RefusalReason): void;
 }
@@ -41,7 +44,7 @@ interface OperationSeries {
   readonly count: Map<number, () => void>;
 }
 
-export function createMetrics(sources: MetricsSources): ApiMetrics {
+export function createMetrics(sources: MetricsSources, onFailure: (error: unknown) => void): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'pda_api_' });
   const requests = new Counter({
@@ -95,14 +98,19 @@ export function createMetrics(sources: MetricsSources): ApiMetrics {
   return {
     registry,
     recordRequest(operation, statusCode, seconds) {
-      const s = seriesOf(operation ?? UNMATCHED);
-      let count = s.count.get(statusCode);
-      if (count === undefined) {
-        count = requests.labels(operation ?? UNMATCHED, String(statusCode)).inc;
-        s.count.set(statusCode, count);
+      try {
+        const s = seriesOf(operation ?? UNMATCHED);
+        let count = s.count.get(statusCode);
+        if (count === undefined) {
+          count = requests.labels(operation ?? UNMATCHED, String(statusCode)).inc;
+          s.count.set(statusCode, count);
+        }
+        count();
+        s.observe(seconds);
+        if (statusCode === 429) refused.inc({ reason: 'rate_limit_exceeded' });
+      } catch (error) {
+        onFailure(error);
       }
-      count();
-      s.observe(seconds);
     },
     recordRefusal(reason) {
       refused.inc({ reason });

@@ -14,31 +14,31 @@ declare module 'fastify' {
  * Request metrics (api/README.md, "Metrics"), recorded in one onResponse hook: the operation is
  * the route's contract operation (http/contract-route.ts puts it in the route config), so the
  * label is looked up, never derived from the URL. The hook runs after the answer is sent and
- * swallows its own failures: a request never fails because of metrics. Refusals are recorded
- * here for 429s and by plugins/under-pressure.ts for shed requests.
+ * recording never throws (a failure is logged once): a request never fails because of metrics.
+ * Answers given without the route's hooks record themselves: http/framework-error.ts (malformed
+ * URLs), http/client-error.ts (no request at all) and plugins/under-pressure.ts (shed requests).
  */
 export default fp(
   async (app) => {
-    const metrics = createMetrics({
-      openCompanyFiles: () => app.projections.openCompanyCount,
-      stalenessSeconds: () => projectionsHealth(app.projections, app.clock(), undefined).stalenessSeconds,
-    });
+    let failureLogged = false;
+    const metrics = createMetrics(
+      {
+        openCompanyFiles: () => app.projections.openCompanyCount,
+        stalenessSeconds: () => projectionsHealth(app.projections, app.clock(), undefined).stalenessSeconds,
+      },
+      (error) => {
+        if (!failureLogged) app.log.warn({ err: error }, 'metrics: recording a request failed');
+        failureLogged = true;
+      },
+    );
     app.decorate('metrics', metrics);
 
-    let failureLogged = false;
     const record: onResponseHookHandler = (request, reply, done) => {
-      try {
-        const status = reply.statusCode;
-        app.metrics.recordRequest(
-          request.routeOptions.config.operation?.operationId,
-          status,
-          reply.elapsedTime / 1000,
-        );
-        if (status === 429) app.metrics.recordRefusal('rate_limit_exceeded');
-      } catch (error) {
-        if (!failureLogged) request.log.warn({ err: error }, 'metrics: recording a request failed');
-        failureLogged = true;
-      }
+      metrics.recordRequest(
+        request.routeOptions.config.operation?.operationId,
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
       done();
     };
     app.addHook('onResponse', record);
