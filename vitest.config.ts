@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects, named by what a test needs (docs/architecture.md#code-conventions):
+// Three projects, named by what a test needs (docs/architecture.md#code-conventions):
 // - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
-// - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack.
+// - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack;
+// - containers: `*.containers.test.ts`, the images built here and a Docker engine (ops/containers).
 const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
 // @fastify/autoload imports the api's plugin and route files with a native import(); processed by
 // Vitest instead, those files share one module graph with the test's own imports (one copy of each
@@ -17,7 +18,7 @@ export default defineConfig({
           name: 'unit',
           server,
           include: ['**/*.test.ts'],
-          exclude: [...exclude, '**/*.e2e.test.ts'],
+          exclude: [...exclude, '**/*.e2e.test.ts', '**/*.containers.test.ts'],
           testTimeout: 30_000,
         },
       },
@@ -32,6 +33,17 @@ export default defineConfig({
           // The e2e files share one real stack; running them one at a time keeps them independent.
           fileParallelism: false,
           globalSetup: ['test/src/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'containers',
+          include: ['**/*.containers.test.ts'],
+          exclude,
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
+          // Each file starts its own containers; one at a time on two cores.
+          fileParallelism: false,
         },
       },
     ],

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine too: installs pnpm and the dependencies, lints and
 # type-checks, starts the real stack (PostgreSQL, Kafka, Kafka Connect + Debezium), runs the unit and
-# end-to-end tests and the third-party contract checks, then stops the stack.
+# end-to-end tests and the third-party contract checks, then stops the stack; then builds the
+# container images (installing the Docker engine from Debian's packages when missing, as root) and
+# runs the container tests (docker-compose black box).
 #
 #   bash scripts/test.sh            # everything
 #   KEEP_STACK=1 bash scripts/test.sh   # leave the stack running afterwards (faster re-runs)
+#   PDA_TEST_CONTAINERS=0 bash scripts/test.sh   # without the container path (machines that cannot
+#                                                # run Docker); the closing line says it did not run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bootstrap.sh
@@ -64,8 +68,29 @@ if [ -f scripts/contract-checks.sh ]; then
   bash scripts/contract-checks.sh || contract_status=$?
 fi
 
+# The container path: the native stack is stopped first (two cores; the compose test uses ports of
+# its own either way).
+containers_status=0
+containers_reports=()
+if [ "${PDA_TEST_CONTAINERS:-1}" = 1 ]; then
+  stop_stack
+  echo "== container images (ops/containers/build-images.sh)"
+  if bash ops/containers/build-images.sh; then
+    echo "== container tests (docker-compose)"
+    containers_reports=("$results_dir/containers.json")
+    pnpm exec vitest run --project containers --reporter=default --reporter=json \
+      --outputFile.json="$results_dir/containers.json" || containers_status=$?
+  else
+    containers_status=1
+    echo "test: building the container images failed" >&2
+  fi
+else
+  echo "== container tests NOT run (PDA_TEST_CONTAINERS=0)"
+fi
+
 # One plain closing line for CI: 'N passed, N failed' (vitest's own summary is per project).
 node scripts/lib/summarize-results.mjs "$results_dir/unit.json" "$results_dir/e2e.json" \
-  "$contract_status"
+  "$contract_status" "${containers_reports[@]}"
+[ "$containers_status" = 0 ] || echo "test: the container path failed (exit $containers_status)"
 
-[ "$unit_status" = 0 ] && [ "$e2e_status" = 0 ] && [ "$contract_status" = 0 ]
+[ "$unit_status" = 0 ] && [ "$e2e_status" = 0 ] && [ "$contract_status" = 0 ] && [ "$containers_status" = 0 ]

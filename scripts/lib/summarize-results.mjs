@@ -1,12 +1,13 @@
 // Prints one closing line for the whole run, 'tests: N passed, N failed, N skipped', from vitest's
 // JSON reports, counting the contract-check step as one more test. A missing report counts as a failure.
+// Usage: summarize-results.mjs UNIT.json E2E.json CONTRACT_STATUS [MORE.json...]
 import { existsSync, readFileSync } from 'node:fs';
 
-const [unitReport, e2eReport, contractStatus] = process.argv.slice(2);
+const [unitReport, e2eReport, contractStatus, ...moreReports] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-for (const file of [unitReport, e2eReport]) {
+for (const file of [unitReport, e2eReport, ...moreReports]) {
   if (!file || !existsSync(file)) {
     failed += 1;
     console.log(`missing test report: ${file}`);

@@ -1,0 +1,176 @@
+// The container path as a black box: `ops/containers/compose.sh up` (images built here, the whole
+// pipeline in docker-compose, demo data and a demo key) on private ports and a private project
+// name; then the partner's view through the api: page a collection to its end, see an update made
+// in PostgreSQL, restart the ingest container while rows change and lose nothing; then
+// `compose.sh down` and nothing of the project is left (containers, network, volumes).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '@pda/projections/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, waitFor } from '../src/stack-env.ts';
+
+const run = promisify(execFile);
+const project = `pdatest${process.pid}`;
+const composeScript = join(repoRoot, 'ops/containers/compose.sh');
+
+interface Ports {
+  pg: number;
+  kafka: number;
+  connect: number;
+  api: number;
+  ingestAdmin: number;
+}
+let ports: Ports;
+let env: NodeJS.ProcessEnv;
+let key: string;
+let pool: pg.Pool;
+let companyId: string;
+
+async function compose(...args: string[]) {
+  return run('bash', [composeScript, ...args], { env, maxBuffer: 64 * 2 ** 20, timeout: 900_000 });
+}
+
+/** The parts of v1 answers this test reads (the contract tests check the rest). */
+interface Answer {
+  data: { id: string; name: string; company: { id: string } } & { id: string }[];
+  links: { next: string | null };
+}
+
+async function api(path: string): Promise<{ status: number; body: Answer }> {
+  const response = await fetch(`http://127.0.0.1:${ports.api}${path}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { status: response.status, body: (await response.json()) as Answer };
+}
+
+/** Every site id of the key's company, following links.next to the end. */
+async function allSiteIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let path: string | null = '/v1/sites?limit=50';
+  while (path) {
+    const page = await api(path);
+    expect(page.status).toBe(200);
+    ids.push(...page.body.data.map((site) => site.id));
+    const next: string | null = page.body.links.next;
+    path = next ? new URL(next).pathname + new URL(next).search : null;
+  }
+  return ids;
+}
+
+async function siteName(id: string): Promise<string | undefined> {
+  const item = await api(`/v1/sites/${id}`);
+  return item.status === 200 ? item.body.data.name : undefined;
+}
+
+async function projectResources(kind: 'ps' | 'volume' | 'network'): Promise<string[]> {
+  const filter = `label=com.docker.compose.project=${project}`;
+  const args =
+    kind === 'ps'
+      ? ['ps', '-a', '--filter', filter, '--format', '{{.Names}}']
+      : [kind, 'ls', '--filter', filter, '--format', '{{.Name}}'];
+  const { stdout } = await run('docker', args);
+  return stdout.split('\n').filter(Boolean);
+}
+
+beforeAll(async () => {
+  ports = {
+    pg: await freePort(),
+    kafka: await freePort(),
+    connect: await freePort(),
+    api: await freePort(),
+    ingestAdmin: await freePort(),
+  };
+  env = {
+    ...process.env,
+    COMPOSE_PROJECT_NAME: project,
+    PDA_PG_PORT: String(ports.pg),
+    PDA_KAFKA_PORT: String(ports.kafka),
+    PDA_CONNECT_PORT: String(ports.connect),
+    API_PORT: String(ports.api),
+    INGEST_ADMIN_PORT: String(ports.ingestAdmin),
+  };
+  const { stdout } = await compose('up');
+  const match = /export KEY='([^']+)'/.exec(stdout);
+  if (!match?.[1]) throw new Error(`compose.sh up printed no demo key:\n${stdout}`);
+  key = match[1];
+  pool = new pg.Pool({
+    host: '127.0.0.1',
+    port: ports.pg,
+    user: 'pda',
+    password: 'pda',
+    database: 'pda',
+    max: 2,
+  });
+  // Idle clients see PostgreSQL's shutdown as an error event when the project comes down.
+  pool.on('error', () => {});
+  const me = await api('/v1/me');
+  companyId = me.body.data.company.id;
+}, 900_000);
+
+afterAll(async () => {
+  if (pool && !pool.ended) await pool.end();
+  await compose('down').catch((error: unknown) => console.error('compose.sh down failed', error));
+}, 300_000);
+
+describe('docker-compose: the pipeline in containers', () => {
+  it('serves the demo company through the api: every site, paged to the end', async () => {
+    const { rows } = await pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM sites WHERE company_id = $1',
+      [companyId],
+    );
+    const expected = Number(rows[0]?.n);
+    expect(expected).toBeGreaterThan(50); // more than one page
+    const ids = await waitFor('every site projected', async () => {
+      const seen = await allSiteIds();
+      return seen.length === expected ? seen : undefined;
+    });
+    expect(new Set(ids).size).toBe(expected);
+  });
+
+  it('shows an update made in PostgreSQL', async () => {
+    const { rows } = await pool.query<{ id: string }>(
+      'SELECT id FROM sites WHERE company_id = $1 ORDER BY id LIMIT 1',
+      [companyId],
+    );
+    const id = rows[0]!.id;
+    const name = `Renamed in PostgreSQL ${Date.now()}`;
+    await pool.query('UPDATE sites SET name = $2 WHERE id = $1', [id, name]);
+    expect(await waitFor('the new name through the api', async () => (await siteName(id)) === name)).toBe(
+      true,
+    );
+  });
+
+  it('loses nothing when the ingest container restarts while rows change', async () => {
+    const { rows } = await pool.query<{ id: string }>(
+      'SELECT id FROM sites WHERE company_id = $1 ORDER BY id LIMIT 20',
+      [companyId],
+    );
+    const stamp = Date.now();
+    const restart = compose('restart', 'ingest');
+    for (const [i, row] of rows.entries()) {
+      await pool.query('UPDATE sites SET name = $2 WHERE id = $1', [row.id, `During restart ${stamp} ${i}`]);
+    }
+    await restart;
+    for (const [i, row] of rows.entries()) {
+      const expected = `During restart ${stamp} ${i}`;
+      expect(await waitFor(`site ${i} renamed`, async () => (await siteName(row.id)) === expected)).toBe(
+        true,
+      );
+    }
+    const { rows: count } = await pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM sites WHERE company_id = $1',
+      [companyId],
+    );
+    expect((await allSiteIds()).length).toBe(Number(count[0]?.n));
+  });
+
+  it('comes down leaving no container, network or volume of the project', async () => {
+    await pool.end();
+    await compose('down');
+    expect(await projectResources('ps')).toEqual([]);
+    expect(await projectResources('network')).toEqual([]);
+    expect(await projectResources('volume')).toEqual([]);
+  });
+});
