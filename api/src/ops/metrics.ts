@@ -85,7 +85,8 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
     },
   });
 
-  // Children resolved once per label set: a request costs two map lookups, not a label object.
+  // Children resolved once per label set: a request costs two map lookups and no label object of
+  // ours (prom-client still hashes the child's labels on each increment).
   const series = new Map<string, OperationSeries>();
   const seriesOf = (operation: string): OperationSeries => {
     let found = series.get(operation);
