@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 // Three projects, named by what a test needs (docs/architecture.md#code-conventions):
 // - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
 // - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack;
+// - e2e-containers: the e2e files that pin the CDC path (Debezium events, the ingest pipeline),
+//   their stack from testcontainers on the images built here instead of ops/stack;
 // - containers: `*.containers.test.ts`, the images built here and a Docker engine (ops/containers).
 const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
 // @fastify/autoload imports the api's plugin and route files with a native import(); processed by
@@ -33,6 +35,18 @@ export default defineConfig({
           // The e2e files share one real stack; running them one at a time keeps them independent.
           fileParallelism: false,
           globalSetup: ['test/src/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'e2e-containers',
+          server,
+          include: ['test/cdc-events.e2e.test.ts', 'test/ingest-pipeline.e2e.test.ts'],
+          exclude,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+          globalSetup: ['test/src/container-setup.ts'],
         },
       },
       {

@@ -3,7 +3,7 @@
 # type-checks, starts the real stack (PostgreSQL, Kafka, Kafka Connect + Debezium), runs the unit and
 # end-to-end tests and the third-party contract checks, then stops the stack; then builds the
 # container images (installing the Docker engine from Debian's packages when missing, as root) and
-# runs the container tests (docker-compose black box).
+# runs the container tests (the CDC e2e files on testcontainers, the docker-compose black box).
 #
 #   bash scripts/test.sh            # everything
 #   KEEP_STACK=1 bash scripts/test.sh   # leave the stack running afterwards (faster re-runs)
@@ -76,9 +76,9 @@ if [ "${PDA_TEST_CONTAINERS:-1}" = 1 ]; then
   stop_stack
   echo "== container images (ops/containers/build-images.sh)"
   if bash ops/containers/build-images.sh; then
-    echo "== container tests (docker-compose)"
+    echo "== container tests (the CDC e2e files on testcontainers; docker-compose black box)"
     containers_reports=("$results_dir/containers.json")
-    pnpm exec vitest run --project containers --reporter=default --reporter=json \
+    pnpm exec vitest run --project e2e-containers --project containers --reporter=default --reporter=json \
       --outputFile.json="$results_dir/containers.json" || containers_status=$?
   else
     containers_status=1

@@ -20,6 +20,7 @@ interface Ports {
   kafka: number;
   connect: number;
   api: number;
+  apiAdmin: number;
   ingestAdmin: number;
 }
 let ports: Ports;
@@ -80,6 +81,7 @@ beforeAll(async () => {
     kafka: await freePort(),
     connect: await freePort(),
     api: await freePort(),
+    apiAdmin: await freePort(),
     ingestAdmin: await freePort(),
   };
   env = {
@@ -89,6 +91,7 @@ beforeAll(async () => {
     PDA_KAFKA_PORT: String(ports.kafka),
     PDA_CONNECT_PORT: String(ports.connect),
     API_PORT: String(ports.api),
+    API_ADMIN_PORT: String(ports.apiAdmin),
     INGEST_ADMIN_PORT: String(ports.ingestAdmin),
   };
   const { stdout } = await compose('up');
