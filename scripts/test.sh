@@ -23,6 +23,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
   systemctl disable --now redis-server >/dev/null 2>&1 || service redis-server stop >/dev/null 2>&1 || true
 fi
 
+# The operators' kit is checked with Prometheus' own tools (promtool; a real prometheus scraping
+# ingest and the api in test/monitoring.e2e.test.ts): Debian's package, installed once.
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
+  echo "== installing prometheus (promtool) from Debian packages"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade prometheus; } \
+    >/tmp/pda-apt-prometheus.log 2>&1 || { echo "test: could not install prometheus (see /tmp/pda-apt-prometheus.log)" >&2; exit 1; }
+  # The package may start a system server on 9090; the test starts its own on a free port.
+  systemctl disable --now prometheus >/dev/null 2>&1 || service prometheus stop >/dev/null 2>&1 || true
+fi
+
 # kafkajs 2.2.4 sets a `-1 - Date.now()` timer on every connection; Node 24 prints a warning for each
 # (ingest's start scripts pass the same flag: ingest/README.md). Inherited by every test process.
 export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--disable-warning=TimeoutNegativeWarning"
