@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { createPipeline } from './apply/pipeline.ts';
 import { createThreadedSink } from './apply/threaded-sink.ts';
 import type { IngestConfig } from './config.ts';
-import { type ColumnType, createDecoder, dataTopics } from './decode/index.ts';
+import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
@@ -49,9 +49,16 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     const lag = source?.lag();
     const connected = source?.connected() ?? false;
     const ready = connected && lag !== undefined && lag.measured && lag.total <= config.INGEST_READY_MAX_LAG;
+    const current = Math.max(metrics.lastSourceTsMs ?? 0, metrics.sourceCurrentAtMs ?? 0);
     return {
       ready,
-      detail: { connected, lag: lag?.measured ? lag.total : null, max_lag: config.INGEST_READY_MAX_LAG },
+      detail: {
+        connected,
+        lag: lag?.measured ? lag.total : null,
+        max_lag: config.INGEST_READY_MAX_LAG,
+        // How far behind the source the projections are known to be (heartbeats count while idle).
+        source_lag_seconds: current > 0 ? Math.max(0, (Date.now() - current) / 1000) : null,
+      },
     };
   };
 
@@ -105,6 +112,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         // Without the apply thread each chunk is applied before the next is decoded.
         maxEventsInFlight: threaded ? config.INGEST_MAX_EVENTS_IN_FLIGHT : config.INGEST_MAX_BATCH_EVENTS,
         refuseTruncatedTopics: deps.refuseTruncatedTopics === true,
+        heartbeatTopic: heartbeatTopic(config.INGEST_TOPIC_PREFIX),
+        onSourceCurrent: (tsMs) => pipeline.markSourceCurrent(tsMs),
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Change, ProjectionStore } from '../src/index.ts';
+import {
+  type Change,
+  openControlReader,
+  ProjectionStore,
+  ReadHandle,
+  readIngestState,
+  sourceCurrentAt,
+} from '../src/index.ts';
 import { buildProjection, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
@@ -69,8 +76,39 @@ describe('ProjectionStore', () => {
       makeUpsert('sites', sampleRow('sites', { id: id(1), company_id: companyId(1) }), 2, { tsMs: 400 }),
     ]);
     expect(controlRows(dir, 'ingest_state')).toEqual([
-      { lock: 1, last_batch_at_ms: 777, last_source_ts_ms: 600, events_applied_total: 2 },
+      {
+        lock: 1,
+        last_batch_at_ms: 777,
+        last_source_ts_ms: 600,
+        events_applied_total: 2,
+        source_current_at_ms: null,
+      },
     ]);
+    store.close();
+  });
+
+  it('keeps the newest source time known current (heartbeats), also from a batch without changes', () => {
+    const dir = tempDataDir();
+    const store = ProjectionStore.open({ dataDir: dir, nowMs: () => 777 });
+    const state = () => {
+      const handle = new ReadHandle(openControlReader(dir));
+      try {
+        return readIngestState(handle);
+      } finally {
+        handle.close();
+      }
+    };
+    store.applyBatch([], { sourceCurrentAtMs: 5_000 });
+    expect(state()).toMatchObject({ sourceCurrentAtMs: 5_000, lastSourceTsMs: null });
+    // An older heartbeat never moves it back; a batch without one leaves it.
+    store.applyBatch([], { sourceCurrentAtMs: 4_000 });
+    store.applyBatch([
+      makeUpsert('companies', sampleRow('companies', { id: companyId(1) }), 1, { tsMs: 6_000 }),
+    ]);
+    expect(state()).toMatchObject({ sourceCurrentAtMs: 5_000, lastSourceTsMs: 6_000 });
+    expect(sourceCurrentAt(state())).toBe(6_000);
+    store.applyBatch([], { sourceCurrentAtMs: 9_000 });
+    expect(sourceCurrentAt(state())).toBe(9_000);
     store.close();
   });
 

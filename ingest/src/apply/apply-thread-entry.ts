@@ -21,7 +21,12 @@ port.on('message', (request: ThreadRequest) => {
     } else {
       response = {
         id: request.id,
-        result: store.applyBatch(fromWire(request.changes), { deadLetters: request.deadLetters }),
+        result: store.applyBatch(fromWire(request.changes), {
+          deadLetters: request.deadLetters,
+          ...(request.sourceCurrentAtMs !== undefined
+            ? { sourceCurrentAtMs: request.sourceCurrentAtMs }
+            : {}),
+        }),
       };
     }
   } catch (error) {

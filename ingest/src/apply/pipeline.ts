@@ -42,6 +42,11 @@ export interface Pipeline {
   apply(prepared: Prepared): Promise<BatchSummary>;
   /** `invalid`: records rejected before decoding (unreadable replay lines), stored as dead letters. */
   process(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): BatchSummary;
+  /**
+   * Records that every change up to source time `tsMs` is applied (a heartbeat confirmed while
+   * caught up): an apply call without changes, in order with the batches (one writer).
+   */
+  markSourceCurrent(tsMs: number): Promise<void>;
 }
 
 const textOf = (bytes: Uint8Array | string | null): string | null =>
@@ -156,6 +161,13 @@ export function createPipeline(deps: {
       if (!hasWork(prepared)) return finish(prepared, undefined);
       if (!deps.sink) throw new Error('process() needs a synchronous sink');
       return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
+    },
+    async markSourceCurrent(tsMs) {
+      const options = { sourceCurrentAtMs: tsMs };
+      if (asyncSink) await asyncSink.applyBatch([], options);
+      else if (deps.sink) deps.sink.applyBatch([], options);
+      else throw new Error('pipeline has no sink');
+      metrics.sourceCurrentAtMs = Math.max(metrics.sourceCurrentAtMs ?? 0, tsMs);
     },
   };
 }

@@ -9,6 +9,7 @@ export type ThreadRequest =
       readonly type: 'apply';
       readonly changes: WireBatch;
       readonly deadLetters: readonly DeadLetter[];
+      readonly sourceCurrentAtMs?: number;
     }
   | { readonly id: number; readonly type: 'close' };
 

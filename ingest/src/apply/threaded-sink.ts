@@ -79,6 +79,9 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
         type: 'apply',
         changes: wire,
         deadLetters: applyOptions.deadLetters ?? [],
+        ...(applyOptions.sourceCurrentAtMs !== undefined
+          ? { sourceCurrentAtMs: applyOptions.sourceCurrentAtMs }
+          : {}),
       });
       if (!result) throw new Error('apply thread returned no result');
       return result;

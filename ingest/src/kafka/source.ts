@@ -8,7 +8,7 @@
 import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { RawRecord } from '../decode/index.ts';
+import { heartbeatTsMs, type RawRecord } from '../decode/index.ts';
 import { checkTopicStates, createMissingTopics, topicStates } from './data-topics.ts';
 import { InFlightChunks, type Ticket } from './in-flight.ts';
 import { LagMonitor, type LagSnapshot } from './lag-monitor.ts';
@@ -29,6 +29,13 @@ export interface KafkaSourceOptions {
   readonly maxEventsInFlight: number;
   /** Fail instead of warn when a data topic is not compacted and lost its oldest events (rebuild). */
   readonly refuseTruncatedTopics?: boolean;
+  /**
+   * Debezium's heartbeat topic, consumed with the data topics. A heartbeat's time is reported to
+   * `onSourceCurrent` once a lag poll that started after it arrived finds every data partition
+   * applied to its end: every change Debezium sent before the heartbeat is then applied.
+   */
+  readonly heartbeatTopic?: string;
+  readonly onSourceCurrent?: (tsMs: number) => Promise<void>;
   readonly logger: Logger;
 }
 
@@ -72,11 +79,38 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const admin = kafka.admin();
   const lag = new LagMonitor(admin, options.groupId, options.topics);
   let isConnected = false;
+  const subscribed = options.heartbeatTopic
+    ? [...options.topics, options.heartbeatTopic]
+    : [...options.topics];
+  /** The newest heartbeat seen, and the newest reported to onSourceCurrent. */
+  let lastHeartbeat: { tsMs: number; receivedAtMs: number } | undefined;
+  let reportedTsMs = 0;
+
+  /** After a lag poll that started at `pollStartedAtMs`: report the heartbeat if caught up. */
+  function confirmHeartbeat(pollStartedAtMs: number): void {
+    const seen = lastHeartbeat;
+    if (!seen || !options.onSourceCurrent || seen.tsMs <= reportedTsMs || seen.receivedAtMs > pollStartedAtMs)
+      return;
+    const snapshot = lag.snapshot();
+    if (!snapshot.measured || snapshot.total > 0 || inFlight.events() > 0) return;
+    reportedTsMs = seen.tsMs;
+    options.onSourceCurrent(seen.tsMs).catch((err: unknown) => {
+      // Not lost: the next heartbeat reports a later time.
+      reportedTsMs = 0;
+      logger.warn({ err: String(err) }, 'recording the source position of a heartbeat failed');
+    });
+  }
+
+  async function pollLag(): Promise<void> {
+    const startedAt = Date.now();
+    await lag.poll();
+    confirmHeartbeat(startedAt);
+  }
 
   async function ensureTopics(): Promise<void> {
     // Debezium creates a topic with the first event of its table; subscribe needs all of them to
     // exist. Missing ones are created compacted like Debezium's (data-topics.ts).
-    const missing = await createMissingTopics(admin, options.topics);
+    const missing = await createMissingTopics(admin, subscribed);
     if (missing.length > 0) logger.info({ topics: missing }, 'created missing data topics');
     checkTopicStates(
       await topicStates(admin, options.topics),
@@ -90,7 +124,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
     handler: RecordsHandler<T>,
     signal: AbortSignal,
   ): Promise<void> {
-    await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
+    await consumer.subscribe({ topics: subscribed, fromBeginning: options.fromBeginning });
     await consumer.run({
       eachBatchAutoResolve: false,
       // Offsets are committed by commitApplied() only: what kafkajs resolves is what it may fetch
@@ -101,6 +135,14 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       partitionsConsumedConcurrently: options.partitionsInFlight,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const { topic, partition, messages, highWatermark } = batch;
+        if (topic === options.heartbeatTopic) {
+          // Noted here; the records still go through the pipeline (ignored), so offsets commit.
+          for (const m of messages) {
+            const tsMs = heartbeatTsMs(m.value ?? null);
+            if (tsMs !== undefined && tsMs > (lastHeartbeat?.tsMs ?? 0))
+              lastHeartbeat = { tsMs, receivedAtMs: Date.now() };
+          }
+        }
         for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
           // Backpressure: the fetcher (and so the broker) waits while too much is being applied.
           while (inFlight.events() >= options.maxEventsInFlight && !signal.aborted) {
@@ -246,11 +288,11 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
 
       await admin.connect();
       const poller = setInterval(() => {
-        lag.poll().catch((err) => logger.warn({ err: String(err) }, 'lag poll failed'));
+        pollLag().catch((err) => logger.warn({ err: String(err) }, 'lag poll failed'));
       }, 2000);
       try {
         await ensureTopics();
-        await lag.poll();
+        await pollLag();
         const stopped = new Promise<void>((resolve) => {
           if (signal.aborted) resolve();
           signal.addEventListener('abort', () => resolve(), { once: true });
@@ -259,7 +301,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         await consume(consumer, handler, signal);
         await Promise.race([stopped, fatal]);
         // Drain: fetch nothing more, let every handed-over chunk commit, then commit its offsets.
-        consumer.pause(options.topics.map((topic) => ({ topic })));
+        consumer.pause(subscribed.map((topic) => ({ topic })));
         await Promise.race([inFlight.below(1), fatal]);
         await commitApplied(consumer);
         // A chunk that committed while the last loop was finishing: one more round.

@@ -13,6 +13,8 @@ export interface IngestMetrics {
   readonly connected: Gauge;
   /** Source commit time (ms) of the last applied change; freshness is computed at scrape time. */
   lastSourceTsMs: number | undefined;
+  /** Source time (ms) up to which every change is known applied (heartbeats confirmed while caught up). */
+  sourceCurrentAtMs: number | undefined;
 }
 
 export function createMetrics(now: () => number = Date.now): IngestMetrics {
@@ -50,6 +52,7 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
       registers: [registry],
     }),
     lastSourceTsMs: undefined,
+    sourceCurrentAtMs: undefined,
   };
   new Gauge({
     name: 'pda_ingest_freshness_seconds',
@@ -57,6 +60,15 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
     registers: [registry],
     collect() {
       if (metrics.lastSourceTsMs !== undefined) this.set((now() - metrics.lastSourceTsMs) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'pda_ingest_source_lag_seconds',
+    help: 'now - the source time up to which every change is known applied (the later of the last applied change and the last heartbeat confirmed while caught up); grows when the source, Debezium or ingest stalls, not while the source is idle; absent before the first',
+    registers: [registry],
+    collect() {
+      const current = Math.max(metrics.lastSourceTsMs ?? 0, metrics.sourceCurrentAtMs ?? 0);
+      if (current > 0) this.set(Math.max(0, (now() - current) / 1000));
     },
   });
   return metrics;

@@ -28,6 +28,7 @@ export function applyBatch(
   changes: readonly Change[],
   deadLetters: readonly DeadLetter[],
   nowMs: number,
+  sourceCurrentAtMs?: number,
 ): BatchResult {
   const started = performance.now();
   const plan = planBatch(changes, control, dataDir);
@@ -49,7 +50,7 @@ export function applyBatch(
   applyControl(
     control,
     files,
-    { plan, rejections, deadLetters, appliedElsewhere, maxSourceTsMs, nowMs },
+    { plan, rejections, deadLetters, appliedElsewhere, maxSourceTsMs, sourceCurrentAtMs, nowMs },
     tally,
   );
   const controlDone = performance.now();

@@ -15,6 +15,8 @@ export interface ControlBatch {
   /** Changes applied in company files, for ingest_state.events_applied_total. */
   readonly appliedElsewhere: number;
   readonly maxSourceTsMs: number | undefined;
+  /** ApplyOptions.sourceCurrentAtMs: kept as the maximum seen. */
+  readonly sourceCurrentAtMs?: number | undefined;
   readonly nowMs: number;
 }
 
@@ -56,11 +58,21 @@ export function applyControl(
           'ingest-state:put',
           () =>
             `UPDATE ingest_state SET last_batch_at_ms = ?,
-               last_source_ts_ms = max(coalesce(last_source_ts_ms, 0), coalesce(?, 0)),
-               events_applied_total = events_applied_total + ?
+               last_source_ts_ms = CASE WHEN ? IS NULL THEN last_source_ts_ms
+                                        ELSE max(coalesce(last_source_ts_ms, 0), ?) END,
+               events_applied_total = events_applied_total + ?,
+               source_current_at_ms = CASE WHEN ? IS NULL THEN source_current_at_ms
+                                           ELSE max(coalesce(source_current_at_ms, 0), ?) END
              WHERE lock = 1`,
         )
-        .run(batch.nowMs, batch.maxSourceTsMs ?? null, batch.appliedElsewhere + appliedHere);
+        .run(
+          batch.nowMs,
+          batch.maxSourceTsMs ?? null,
+          batch.maxSourceTsMs ?? null,
+          batch.appliedElsewhere + appliedHere,
+          batch.sourceCurrentAtMs ?? null,
+          batch.sourceCurrentAtMs ?? null,
+        );
       // Counted only once the transaction is certain to commit (nothing below can throw).
       plan.control.forEach((op, i) => {
         tally.count(op.change.table, outcomes[i] ?? 'rejected');

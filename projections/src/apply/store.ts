@@ -22,6 +22,11 @@ export interface ProjectionStoreOptions {
 export interface ApplyOptions {
   /** Messages ingest could not decode, recorded in the same control transaction as the batch. */
   readonly deadLetters?: readonly DeadLetter[];
+  /**
+   * A source time up to which every change is known to be applied (ingest: a Debezium heartbeat
+   * received while caught up). Only ever moves forward; the api's staleness is measured from it.
+   */
+  readonly sourceCurrentAtMs?: number;
 }
 
 /**
@@ -61,6 +66,7 @@ export class ProjectionStore {
       changes,
       options.deadLetters ?? [],
       this.#nowMs(),
+      options.sourceCurrentAtMs,
     );
   }
 

@@ -27,6 +27,20 @@ export interface IngestStateRecord {
   readonly lastBatchAtMs: number | null;
   /** Source commit time (ms) of the last applied change, null before the first. */
   readonly lastSourceTsMs: number | null;
+  /** A source time (ms) up to which every change is known applied (heartbeats), null before the first. */
+  readonly sourceCurrentAtMs: number | null;
+}
+
+/**
+ * The source time up to which the projection is known current: the later of the last applied
+ * change's commit time and the last heartbeat confirmed while caught up; null when neither is known.
+ */
+export function sourceCurrentAt(state: IngestStateRecord): number | null {
+  // Files written before control schema 3 may hold 0 for "no source time" after a batch without one.
+  const times = [state.lastSourceTsMs, state.sourceCurrentAtMs].filter(
+    (t): t is number => t !== null && t > 0,
+  );
+  return times.length === 0 ? null : Math.max(...times);
 }
 
 interface ApiKeyRow {
@@ -79,10 +93,21 @@ export function readIngestState(handle: ReadHandle): IngestStateRecord {
   const row = handle
     .statement(
       'ingest-state',
-      () => 'SELECT last_batch_at_ms, last_source_ts_ms FROM ingest_state WHERE lock = 1',
+      () =>
+        'SELECT last_batch_at_ms, last_source_ts_ms, source_current_at_ms FROM ingest_state WHERE lock = 1',
     )
-    .get() as { last_batch_at_ms: number | null; last_source_ts_ms: number | null } | undefined;
-  return { lastBatchAtMs: row?.last_batch_at_ms ?? null, lastSourceTsMs: row?.last_source_ts_ms ?? null };
+    .get() as
+    | {
+        last_batch_at_ms: number | null;
+        last_source_ts_ms: number | null;
+        source_current_at_ms: number | null;
+      }
+    | undefined;
+  return {
+    lastBatchAtMs: row?.last_batch_at_ms ?? null,
+    lastSourceTsMs: row?.last_source_ts_ms ?? null,
+    sourceCurrentAtMs: row?.source_current_at_ms ?? null,
+  };
 }
 
 /** scopes is a JSON array written by ingest; anything else grants nothing (fail closed). */

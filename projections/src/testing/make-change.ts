@@ -6,7 +6,9 @@ import type { DeleteChange, Row, SourceTable, TruncateChange, UpsertChange } fro
  * `tsMs` defaults to a fixed instant so results do not depend on the clock.
  */
 
-const TS_MS = Date.UTC(2026, 0, 31, 12, 0, 0);
+/** The source commit time of changes built here unless a test gives one. */
+export const FIXTURE_TS_MS = Date.UTC(2026, 0, 31, 12, 0, 0);
+const TS_MS = FIXTURE_TS_MS;
 
 export interface UpsertOptions {
   readonly op?: 'c' | 'u' | 'r';
