@@ -25,6 +25,9 @@ const fields = z.object({
     z.url({ protocol: /^https?$/, error: 'API_PUBLIC_BASE_URL must be an absolute http(s) URL' }).optional(),
   ),
   API_CURSOR_SECRET: z.string().min(32, 'API_CURSOR_SECRET must be at least 32 characters'),
+  API_CURSOR_SECRET_PREVIOUS: optionalString.pipe(
+    z.string().min(32, 'API_CURSOR_SECRET_PREVIOUS must be at least 32 characters').optional(),
+  ),
   API_RATE_LIMIT_MAX: positiveInt.default(600),
   API_RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
   API_REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
@@ -65,6 +68,8 @@ export interface Config {
   /** Origin (and optional path prefix) of links.*, without a trailing slash. */
   readonly publicBaseUrl: string;
   readonly cursorSecret: string;
+  /** Also accepted when verifying cursors (never signs): the secret before a rotation. */
+  readonly previousCursorSecret: string | undefined;
   readonly rateLimit: {
     readonly max: number;
     readonly windowMs: number;
@@ -129,6 +134,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     admin: Object.freeze({ host: e.API_ADMIN_HOST, port: e.API_ADMIN_PORT }),
     publicBaseUrl: base.replace(/\/+$/, ''),
     cursorSecret: e.API_CURSOR_SECRET,
+    previousCursorSecret: e.API_CURSOR_SECRET_PREVIOUS,
     rateLimit: Object.freeze({
       max: e.API_RATE_LIMIT_MAX,
       windowMs: e.API_RATE_LIMIT_WINDOW_MS,

@@ -44,8 +44,12 @@ export function signCursor(secret: string, binding: CursorBinding, at: CursorPos
   return `${body}.${mac(secret, body).toString('base64url')}`;
 }
 
+/**
+ * `secrets`: the current one first, then the one before a rotation (API_CURSOR_SECRET_PREVIOUS), so
+ * partners in the middle of a walk keep paging while the api processes roll over to a new secret.
+ */
 export function verifyCursor(
-  secret: string,
+  secrets: readonly string[],
   token: string,
   expected: CursorBinding,
   keyCount: number,
@@ -53,8 +57,11 @@ export function verifyCursor(
   const dot = token.indexOf('.');
   const body = dot > 0 ? token.slice(0, dot) : '';
   const signature = Buffer.from(dot > 0 ? token.slice(dot + 1) : '', 'base64url');
-  const wanted = mac(secret, body);
-  if (body === '' || signature.length !== wanted.length || !timingSafeEqual(signature, wanted)) {
+  const signedBy = (secret: string) => {
+    const wanted = mac(secret, body);
+    return signature.length === wanted.length && timingSafeEqual(signature, wanted);
+  };
+  if (body === '' || !secrets.some(signedBy)) {
     throw invalidCursor(CURSOR_DETAIL);
   }
   const payload = parse(body);

@@ -29,7 +29,9 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
       f: query.filters,
     };
     const secret = app.config.cursorSecret;
-    const at = query.cursor ? verifyCursor(secret, query.cursor, binding, query.sort.keys.length) : undefined;
+    const at = query.cursor
+      ? verifyCursor(cursorSecrets(app.config), query.cursor, binding, query.sort.keys.length)
+      : undefined;
 
     const handle = app.projections.company(tenant.company.id);
     const { page, documents } = handle.snapshot(() => {
@@ -84,4 +86,11 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
 function keysetPosition(row: object, keys: readonly SortKey[]): KeysetPosition {
   const values = row as Record<string, unknown>;
   return keys.map((key) => String(values[key.column]));
+}
+
+/** The secrets a cursor may be signed with: the current one, then the one before a rotation. */
+function cursorSecrets(config: { cursorSecret: string; previousCursorSecret: string | undefined }): string[] {
+  return config.previousCursorSecret
+    ? [config.cursorSecret, config.previousCursorSecret]
+    : [config.cursorSecret];
 }
