@@ -1,5 +1,5 @@
 /**
- * `pnpm --filter @pda/ingest rebuild [-- --adopt-directory]`: same INGEST_* environment as `start`.
+ * `pnpm --filter @pda/ingest run rebuild [--adopt-directory]` (`run`: plain `pnpm rebuild` is pnpm's own command for native dependencies): same INGEST_* environment as `start`.
  * Builds a new projection generation under a new consumer group until caught up, then swaps
  * INGEST_DATA_DIR (a symlink) to it. Prints the generation as one JSON line. Exit 2: bad config or
  * usage; 1: failed (the live generation is unchanged).
