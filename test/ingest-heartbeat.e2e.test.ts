@@ -2,7 +2,8 @@
 // ops/stack/connector.json) reach ingest, which records in control.sqlite how far the projection is
 // known current once it has applied everything before them. With no row changing, the staleness the
 // api reports (/v1/health) and ingest's source lag (metrics, /readyz) stay within a heartbeat or two
-// instead of growing with the time since the last change.
+// instead of growing with the time since the last change; and they do grow once the connector
+// stops sending (paused), which is what the PdaIngestStale alert relies on.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
 import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
 import { openControlReader, ReadHandle, readIngestState } from '@pda/projections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stackEnv, waitFor } from './src/stack-env.ts';
+import { connectRequest, stackEnv, waitFor } from './src/stack-env.ts';
 
 const HEARTBEAT_INTERVAL_S = 10; // ops/stack/connector.json
 
@@ -96,4 +97,36 @@ describe('heartbeats while nothing changes', () => {
     const ready = (await (await fetch(`${admin}/readyz`)).json()) as { source_lag_seconds: number | null };
     expect(ready.source_lag_seconds).toBeLessThan(bound);
   }, 60_000);
+
+  it('lets the source lag grow while the connector sends nothing, and recover when it resumes', async () => {
+    const { connectorName } = stackEnv();
+    const admin = `http://127.0.0.1:${worker.adminPort()}`;
+    const sourceLag = async () =>
+      ((await (await fetch(`${admin}/readyz`)).json()) as { source_lag_seconds: number | null })
+        .source_lag_seconds ?? 0;
+    await connectRequest(`/connectors/${connectorName}/pause`, { method: 'PUT' });
+    try {
+      // No heartbeat for three intervals: the lag passes what heartbeats would have kept it under.
+      const grown = await waitFor(
+        'the source lag to grow',
+        async () => {
+          const lag = await sourceLag();
+          return lag > HEARTBEAT_INTERVAL_S * 3 ? lag : undefined;
+        },
+        { timeoutMs: HEARTBEAT_INTERVAL_S * 6 * 1000, intervalMs: 1000 },
+      );
+      expect(grown).toBeGreaterThan(HEARTBEAT_INTERVAL_S * 3);
+    } finally {
+      await connectRequest(`/connectors/${connectorName}/resume`, { method: 'PUT' });
+    }
+    const recovered = await waitFor(
+      'the source lag to recover',
+      async () => {
+        const lag = await sourceLag();
+        return lag < HEARTBEAT_INTERVAL_S * 3 ? lag : undefined;
+      },
+      { timeoutMs: HEARTBEAT_INTERVAL_S * 6 * 1000, intervalMs: 1000 },
+    );
+    expect(recovered).toBeLessThan(HEARTBEAT_INTERVAL_S * 3);
+  }, 180_000);
 });
