@@ -37,22 +37,28 @@ fetch_kafka_libs() {
   touch "$KAFKA_LIBS/.complete"
 }
 
-fetch_debezium_plugin() {
-  [[ -f "$CONNECT_PLUGINS/.complete" ]] && return 0
+# fetch_plugin_archive ARTIFACT_ID DEST_DIR WHAT: Debezium's `<artifact>:<version>:tar.gz:plugin`
+# archive from Maven Central, unpacked into DEST_DIR (a Connect plugin.path entry) once.
+fetch_plugin_archive() {
+  local artifact="$1" dest="$2" what="$3"
+  [[ -f "$dest/.complete" ]] && return 0
   command -v mvn >/dev/null || die "Maven (mvn) not found: needed once to download Debezium (apt-get install -y maven)"
-  log "downloading Debezium PostgreSQL connector $PDA_DEBEZIUM_VERSION plugin archive (first run only)"
-  local archive_dir="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/archive"
-  rm -rf "$CONNECT_PLUGINS" "$archive_dir"
+  log "downloading $what $PDA_DEBEZIUM_VERSION plugin archive (first run only)"
+  local archive_dir="$dest.archive"
+  rm -rf "$dest" "$archive_dir"
   mvn_run "org.apache.maven.plugins:maven-dependency-plugin:$PDA_MAVEN_DEPENDENCY_PLUGIN_VERSION:copy" \
-    "-Dartifact=io.debezium:debezium-connector-postgres:$PDA_DEBEZIUM_VERSION:tar.gz:plugin" \
+    "-Dartifact=io.debezium:$artifact:$PDA_DEBEZIUM_VERSION:tar.gz:plugin" \
     "-DoutputDirectory=$archive_dir"
-  mkdir -p "$CONNECT_PLUGINS"
-  # The archive holds debezium-connector-postgres/*.jar; plugin.path names its parent folder.
-  tar -xzf "$archive_dir"/debezium-connector-postgres-*-plugin.tar.gz -C "$CONNECT_PLUGINS" ||
-    die "could not unpack the Debezium plugin archive in $archive_dir"
-  [[ -d "$CONNECT_PLUGINS/debezium-connector-postgres" ]] ||
-    die "Debezium archive did not contain debezium-connector-postgres/"
-  touch "$CONNECT_PLUGINS/.complete"
+  mkdir -p "$dest"
+  # The archive holds <artifact>/*.jar; plugin.path names its parent folder.
+  tar -xzf "$archive_dir/$artifact-$PDA_DEBEZIUM_VERSION-plugin.tar.gz" -C "$dest" ||
+    die "could not unpack the $what archive in $archive_dir"
+  [[ -d "$dest/$artifact" ]] || die "the $what archive did not contain $artifact/"
+  touch "$dest/.complete"
+}
+
+fetch_debezium_plugin() {
+  fetch_plugin_archive debezium-connector-postgres "$CONNECT_PLUGINS" "Debezium PostgreSQL connector"
 }
 
 # Debezium's JDBC sink connector (same version as the source connector): only the ingest benchmark's
@@ -60,20 +66,7 @@ fetch_debezium_plugin() {
 # own plugin folder that Connect's plugin.path names only then (35 MB, and Connect starts faster
 # without Hibernate on its plugin path).
 fetch_jdbc_sink_plugin() {
-  [[ -f "$JDBC_SINK_PLUGINS/.complete" ]] && return 0
-  command -v mvn >/dev/null || die "Maven (mvn) not found: needed once to download Debezium (apt-get install -y maven)"
-  log "downloading Debezium JDBC sink connector $PDA_DEBEZIUM_VERSION plugin archive (PDA_STACK_JDBC_SINK=1, first run only)"
-  local archive_dir="$PDA_CACHE_DIR/debezium-$PDA_DEBEZIUM_VERSION/sink-archive"
-  rm -rf "$JDBC_SINK_PLUGINS" "$archive_dir"
-  mvn_run "org.apache.maven.plugins:maven-dependency-plugin:$PDA_MAVEN_DEPENDENCY_PLUGIN_VERSION:copy" \
-    "-Dartifact=io.debezium:debezium-connector-jdbc:$PDA_DEBEZIUM_VERSION:tar.gz:plugin" \
-    "-DoutputDirectory=$archive_dir"
-  mkdir -p "$JDBC_SINK_PLUGINS"
-  tar -xzf "$archive_dir"/debezium-connector-jdbc-*-plugin.tar.gz -C "$JDBC_SINK_PLUGINS" ||
-    die "could not unpack the Debezium JDBC sink archive in $archive_dir"
-  [[ -d "$JDBC_SINK_PLUGINS/debezium-connector-jdbc" ]] ||
-    die "Debezium JDBC sink archive did not contain debezium-connector-jdbc/"
-  touch "$JDBC_SINK_PLUGINS/.complete"
+  fetch_plugin_archive debezium-connector-jdbc "$JDBC_SINK_PLUGINS" "Debezium JDBC sink connector (PDA_STACK_JDBC_SINK=1)"
 }
 
 jdbc_sink_wanted() { [[ "${PDA_STACK_JDBC_SINK:-0}" == 1 ]]; }
