@@ -23,6 +23,7 @@ import { freePort } from '@pda/projections/testing';
 import pg from 'pg';
 import { listFixture } from './api-fixture.ts';
 import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
+import { measurePacedWithWrk, wrkAvailable } from './api-measure-wrk.ts';
 import { ensurePgSites } from './api-peer-pg-data.ts';
 import { answersHealth, printedReady, type Server, startServer } from './api-processes.ts';
 import { renderReport } from './api-report.ts';
@@ -125,6 +126,18 @@ try {
     ),
   );
   rows.push(await measure(`api: list page ${page} at ${paced.rate} req/s`, walk.url, auth, paced));
+  // The same fixed rate from a lighter load generator (api-measure-wrk.ts), when wrk is installed.
+  const withWrk = wrkAvailable();
+  if (withWrk) {
+    rows.push(
+      await measurePacedWithWrk(`api: list page 1 at ${paced.rate} req/s (wrk)`, firstPage, auth, paced),
+    );
+    rows.push(
+      await measurePacedWithWrk(`api: list page ${page} at ${paced.rate} req/s (wrk)`, walk.url, auth, paced),
+    );
+  } else {
+    notes.push('wrk rows skipped: wrk is not installed (apt-get install wrk).');
+  }
 
   const pgEnv = readStackEnv();
   if (args['no-pg'] || pgEnv.PDA_PG_HOST === undefined) {
@@ -189,6 +202,16 @@ try {
   // The same fixed rate against the peer: the tail the load generator and the machine add by
   // themselves, to tell apart from the api's own (bench/README.md, api).
   rows.push(await measure(`peer: static bytes at ${paced.rate} req/s`, `${staticPeer.base}/`, {}, paced));
+  if (withWrk) {
+    rows.push(
+      await measurePacedWithWrk(
+        `peer: static bytes at ${paced.rate} req/s (wrk)`,
+        `${staticPeer.base}/`,
+        {},
+        paced,
+      ),
+    );
+  }
 
   const date = new Date().toISOString().slice(0, 10);
   const report = renderReport(
