@@ -239,8 +239,18 @@ const cases: Case[] = [
       site({ id: S2, company_id: B }, 60),
     ],
     expected: {
-      [A]: { sites: [], truncations: [{ table_name: 'sites', _src_lsn: 50 }] },
-      [B]: { sites: [{ id: S2, _src_lsn: 60 }], truncations: [{ table_name: 'sites', _src_lsn: 50 }] },
+      // Each truncated row leaves a tombstone at the TRUNCATE (the deletions feed lists it); S2's
+      // is gone again: a newer create removed it.
+      [A]: {
+        sites: [],
+        tombstones: [{ table_name: 'sites', id: S1, _src_lsn: 50 }],
+        truncations: [{ table_name: 'sites', _src_lsn: 50 }],
+      },
+      [B]: {
+        sites: [{ id: S2, _src_lsn: 60 }],
+        tombstones: [],
+        truncations: [{ table_name: 'sites', _src_lsn: 50 }],
+      },
       control: {
         routes: [{ table_name: 'sites', id: S2, company_id: B, _src_lsn: 60 }],
         truncations: [{ table_name: 'sites', _src_lsn: 50 }],

@@ -145,7 +145,13 @@ describe('projection change time', () => {
       ...companyRows(dir, A, 'truncations', true).map((r) => r._changed_us as number),
     ];
     expect(companyRows(dir, A, 'meta', true)).toEqual([
-      { lock: 1, company_id: A, last_changed_us: Math.max(...all), representation: REPRESENTATION.version },
+      {
+        lock: 1,
+        company_id: A,
+        last_changed_us: Math.max(...all),
+        representation: REPRESENTATION.version,
+        tombstones_since_us: 5_000_000, // the file's creation (tombstone-retention.test.ts)
+      },
     ]);
     store.close();
   });

@@ -27,6 +27,7 @@ export class CompanyFile {
     this.statements = new StatementCache(openCompanyWriter(dataDir, companyId));
     this.#clock = clock;
     this.reload();
+    this.#startTombstoneHorizon();
   }
 
   get db(): ProjectionDb {
@@ -66,6 +67,17 @@ export class CompanyFile {
     }[]) {
       this.floors.set(row.table_name, row._src_lsn);
     }
+  }
+
+  /**
+   * A new file vouches for the deletes projected into it from now on (meta.tombstones_since_us,
+   * migration 004): nothing before its creation is here, which is what a rebuilt generation
+   * must say (its files never held the older tombstones).
+   */
+  #startTombstoneHorizon(): void {
+    const since = this.db.prepare('SELECT tombstones_since_us FROM meta WHERE lock = 1').pluck().get();
+    if (since !== 0) return;
+    this.db.prepare('UPDATE meta SET tombstones_since_us = ? WHERE lock = 1').run(Math.max(1, this.#clock()));
   }
 
   /** The row's tombstone position, without a lookup when the table has none in this file. */

@@ -4,6 +4,7 @@ import { type ClockUs, wallClockUs } from './clock.ts';
 import { CompanyFiles } from './company-files.ts';
 import { ControlFile } from './control-file.ts';
 import type { DeadLetter } from './dead-letters.ts';
+import { type PruneCursor, type PruneOptions, type PruneStep, pruneStep } from './prune-tombstones.ts';
 import type { BatchResult } from './result.ts';
 
 export interface ProjectionStoreOptions {
@@ -38,10 +39,12 @@ export class ProjectionStore {
   readonly #control: ControlFile;
   readonly #files: CompanyFiles;
   readonly #nowMs: () => number;
+  readonly #clockUs: ClockUs;
 
   private constructor(options: ProjectionStoreOptions) {
     this.dataDir = options.dataDir;
     const clock = options.clockUs ?? wallClockUs;
+    this.#clockUs = clock;
     this.#nowMs = options.nowMs ?? Date.now;
     this.#control = new ControlFile(options.dataDir);
     this.#files = new CompanyFiles(options.dataDir, options.maxOpenCompanies ?? 512, clock);
@@ -68,6 +71,14 @@ export class ProjectionStore {
       this.#nowMs(),
       options.sourceCurrentAtMs,
     );
+  }
+
+  /**
+   * One bounded step of a tombstone prune pass (prune-tombstones.ts): call again with `next` until
+   * it is null. Steps are short so applies go on between them; the cutoff is fixed by the first.
+   */
+  pruneTombstones(options: PruneOptions, cursor?: PruneCursor): PruneStep {
+    return pruneStep(this.dataDir, this.#files, options, cursor, this.#clockUs());
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 export * from './control.ts';
 export * from './control-memo.ts';
+export * from './deletions.ts';
 export * from './document.ts';
 export * from './items.ts';
 export * from './page.ts';
