@@ -315,7 +315,7 @@ describe('projection migrations', () => {
 describe('api/openapi.yaml', () => {
   const contract = loadContract();
   /** Operations that are not a registry resource's list or item. */
-  const OTHER = ['getHealth', 'getVersion', 'getMe', 'listScopes'];
+  const OTHER = ['getHealth', 'getVersion', 'getMe', 'listScopes', 'listDeletions'];
   const byId = contract.operations;
 
   const alternatives = (names: readonly string[]): string =>
@@ -340,6 +340,20 @@ describe('api/openapi.yaml', () => {
       ...RESOURCE_NAMES.flatMap((name) => [RESOURCES[name].operations.list, RESOURCES[name].operations.get]),
     ];
     expectSameNames('api/openapi.yaml operationIds', byId.keys(), expected);
+  });
+
+  test('the deletions feed names exactly the registry resources (filter[type] and Deletion.type)', () => {
+    expect(
+      queryParameter('listDeletions', 'filter[type]')?.pattern,
+      'api/openapi.yaml listDeletions: filter[type] pattern vs the registry resources',
+    ).toBe(fieldsPattern(RESOURCE_NAMES));
+    const document = contract.document as unknown as {
+      components: { schemas: Record<string, { enum?: string[] }> };
+    };
+    const schemas = document.components.schemas;
+    expect(schemas.ResourceType?.enum, 'api/openapi.yaml components.schemas.ResourceType').toEqual([
+      ...RESOURCE_NAMES,
+    ]);
   });
 
   describe.each(RESOURCE_NAMES)('resource %s', (name) => {

@@ -39,10 +39,10 @@ export function parseCollectionQuery(
   resource: Resource,
   overlapMs: number,
 ): CollectionQuery {
-  const sort = text(query, 'sort');
-  const include = text(query, 'include');
-  const fields = text(query, `fields[${resource.name}]`);
-  const updatedSince = text(query, 'filter[updated_since]');
+  const sort = queryText(query, 'sort');
+  const include = queryText(query, 'include');
+  const fields = queryText(query, `fields[${resource.name}]`);
+  const updatedSince = queryText(query, 'filter[updated_since]');
   let changedSinceUs: number | undefined;
   let filters = '';
   if (updatedSince !== undefined) {
@@ -60,7 +60,7 @@ export function parseCollectionQuery(
     fields: parseFields(fields, resource),
     filters,
     changedSinceUs,
-    cursor: text(query, 'cursor'),
+    cursor: queryText(query, 'cursor'),
     raw: { sort, include, fields, updatedSince },
   };
 }
@@ -78,11 +78,12 @@ export function clampLimit(value: unknown): number {
 
 /** Only item parameters: include and fields. */
 export function parseItemQuery(query: Record<string, unknown>, resource: Resource) {
-  const include = parseInclude(text(query, 'include'), resource);
-  return { include, fields: parseFields(text(query, `fields[${resource.name}]`), resource) };
+  const include = parseInclude(queryText(query, 'include'), resource);
+  return { include, fields: parseFields(queryText(query, `fields[${resource.name}]`), resource) };
 }
 
-function text(query: Record<string, unknown>, name: string): string | undefined {
+/** A query parameter given at most once (a repeated one is an array: refused). */
+export function queryText(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw invalidParameter(name, 'must be given once');

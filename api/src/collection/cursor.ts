@@ -79,6 +79,16 @@ export function verifyCursor(
   return { direction: payload.d === 'a' ? 'after' : 'before', position: payload.k };
 }
 
+/** The secrets a cursor may be signed with: the current one, then the one before a rotation. */
+export function cursorSecrets(config: {
+  readonly cursorSecret: string;
+  readonly previousCursorSecret: string | undefined;
+}): string[] {
+  return config.previousCursorSecret
+    ? [config.cursorSecret, config.previousCursorSecret]
+    : [config.cursorSecret];
+}
+
 function mac(secret: string, body: string): Buffer {
   return createHmac('sha256', secret).update(CONTEXT).update(body).digest();
 }

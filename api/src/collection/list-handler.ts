@@ -2,10 +2,11 @@ import { type KeysetPosition, readPage, type SortKey } from '@pda/projections';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { Resource } from '../resources/resource.ts';
 import { parseCollectionQuery } from './collection-query.ts';
-import { type CursorBinding, type CursorPosition, signCursor, verifyCursor } from './cursor.ts';
+import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './cursor.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
 import { pageUrl } from './links.ts';
 import { JSON_UTF8, selectedMembers } from './members.ts';
+import { pageLinks } from './page-links.ts';
 
 /**
  * A collection endpoint: one keyset page of the tenant's company file, `{ data, meta, links }`.
@@ -59,22 +60,13 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
         ['limit', String(query.limit)],
         ['cursor', cursor],
       ]);
-    const cursorAt = (position: CursorPosition) => link(signCursor(secret, binding, position));
-    const first = page.rows[0];
-    const last = page.rows[page.rows.length - 1];
-    const positionOf = (row: object) => keysetPosition(row, query.sort.keys);
-
-    let next: string | null;
-    let prev: string | null;
-    if (at?.direction === 'before') {
-      // Came back from a later page: rows follow this one (at least the page we came from).
-      next = last ? cursorAt({ direction: 'after', position: positionOf(last) }) : link(undefined);
-      prev = page.hasMore && first ? cursorAt({ direction: 'before', position: positionOf(first) }) : null;
-    } else {
-      next = page.hasMore && last ? cursorAt({ direction: 'after', position: positionOf(last) }) : null;
-      // The first page has nothing before it; a later page goes back before its first row.
-      prev = at ? cursorAt({ direction: 'before', position: first ? positionOf(first) : at.position }) : null;
-    }
+    const { next, prev } = pageLinks({
+      at,
+      rows: page.rows,
+      hasMore: page.hasMore,
+      positionOf: (row: object) => keysetPosition(row, query.sort.keys),
+      link: (position) => link(position && signCursor(secret, binding, position)),
+    });
     const meta = { page: { limit: query.limit, has_more: next !== null } };
     const links = { self: link(query.cursor), next, prev };
     // The stored documents are the response's bytes: joined into the envelope, not re-serialised.
@@ -86,11 +78,4 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
 function keysetPosition(row: object, keys: readonly SortKey[]): KeysetPosition {
   const values = row as Record<string, unknown>;
   return keys.map((key) => String(values[key.column]));
-}
-
-/** The secrets a cursor may be signed with: the current one, then the one before a rotation. */
-function cursorSecrets(config: { cursorSecret: string; previousCursorSecret: string | undefined }): string[] {
-  return config.previousCursorSecret
-    ? [config.cursorSecret, config.previousCursorSecret]
-    : [config.cursorSecret];
 }

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   company_not_available: { status: 403, title: 'Company not available' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  sync_window_expired: { status: 410, title: 'Sync window expired' },
   rate_limit_exceeded: { status: 429, title: 'Rate limit exceeded' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
