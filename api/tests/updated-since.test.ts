@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { buildProjection, makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { COMPANY, uuid } from './support/fixture.ts';
@@ -142,5 +142,90 @@ describe('filter[updated_since]', () => {
     const second = await app.inject({ url: `${next.pathname}${next.search}`, headers: bearer(KEY) });
     expect(second.json().data.map((row: { id: string }) => row.id)).toEqual([S3]);
     expect(second.json().links.next).toBeNull();
+  });
+});
+
+// docs/public-data-api-v1.md, "Deletions": a deleted contact or category is not in the deletions
+// feed (not an exported resource, or not only one); it changes its parent's representation, so the
+// parent is exported again by filter[updated_since] with the relation gone.
+describe('a deleted relation moves its parent', () => {
+  let relDir: string;
+  let relApp: FastifyInstance;
+  const T3 = T2 + 3_600_000;
+  const CONTACT = id(41);
+
+  beforeAll(async () => {
+    relDir = mkdtempSync(join(tmpdir(), 'pda-api-since-rel-'));
+    const tenant = { company_id: COMPANY.A };
+    let lsn = 1;
+    buildProjection(
+      relDir,
+      [
+        makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++),
+        makeUpsert(
+          'api_keys',
+          sampleRow('api_keys', {
+            id: uuid(0xe, 1),
+            key_sha256: createHash('sha256').update(KEY).digest('hex'),
+            scopes: ['sites:read', 'equipment:read', 'equipment-categories:read'],
+          }),
+          lsn++,
+        ),
+        makeUpsert(
+          'api_key_companies',
+          sampleRow('api_key_companies', { api_key_id: uuid(0xe, 1), ...tenant }),
+          lsn++,
+        ),
+        ...[S1, S2].map((site) => makeUpsert('sites', sampleRow('sites', { id: site, ...tenant }), lsn++)),
+        makeUpsert(
+          'site_contacts',
+          sampleRow('site_contacts', { id: CONTACT, site_id: S2, ...tenant }),
+          lsn++,
+        ),
+        ...[C1, C2].map((c) =>
+          makeUpsert('equipment_categories', sampleRow('equipment_categories', { id: c, ...tenant }), lsn++),
+        ),
+        makeUpsert('equipment', sampleRow('equipment', { id: E1, category_id: C1, ...tenant }), lsn++),
+        makeUpsert('equipment', sampleRow('equipment', { id: E2, category_id: C2, ...tenant }), lsn++),
+      ],
+      { clockUs: () => T1 * 1000 },
+    );
+    // At T3 only the contact and category C2 are deleted (key-only deletes, as Debezium sends them).
+    buildProjection(
+      relDir,
+      [
+        makeDelete('site_contacts', { id: CONTACT }, lsn++),
+        makeDelete('equipment_categories', { id: C2 }, lsn++),
+      ],
+      { clockUs: () => T3 * 1000 },
+    );
+    relApp = await testApp(relDir);
+  });
+
+  afterAll(async () => {
+    await relApp.close();
+    rmSync(relDir, { recursive: true, force: true });
+  });
+
+  const pageSince = async (path: string, extra: string) => {
+    const response = await relApp.inject({
+      url: `${path}?filter[updated_since]=${new Date(T3).toISOString()}${extra}`,
+      headers: bearer(KEY),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().data as Record<string, unknown>[];
+  };
+
+  test('a deleted contact: its site again, without the contact', async () => {
+    expect(await pageSince('/v1/sites', '&include=contacts')).toEqual([
+      expect.objectContaining({ id: S2, contacts: [] }),
+    ]);
+  });
+
+  test('a deleted category: its equipment again, with category null', async () => {
+    expect(await pageSince('/v1/equipment', '&include=category')).toEqual([
+      expect.objectContaining({ id: E2, category_id: C2, category: null }),
+    ]);
+    expect(await pageSince('/v1/equipment-categories', '')).toEqual([]);
   });
 });
