@@ -11,6 +11,8 @@ export interface LoadOptions {
   readonly warmupSeconds: number;
   /** Requests per second over all connections; undefined = as fast as the server answers. */
   readonly rate?: number | undefined;
+  /** Changes each request before it is sent (e.g. a header drawn per request: tenant-fanout.ts). */
+  readonly setupRequest?: ((request: autocannon.Request) => autocannon.Request) | undefined;
 }
 
 export interface Measurement {
@@ -27,7 +29,7 @@ export interface Measurement {
 }
 
 function run(url: string, headers: Record<string, string>, options: LoadOptions, duration: number) {
-  const { connections, rate } = options;
+  const { connections, rate, setupRequest } = options;
   return autocannon({
     url,
     headers,
@@ -37,6 +39,7 @@ function run(url: string, headers: Record<string, string>, options: LoadOptions,
     // OFFSET deep into a million rows takes seconds per request: count those answers, do not drop them.
     timeout: 60,
     ...(rate ? { overallRate: rate } : {}),
+    ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
   });
 }
 

@@ -12,7 +12,11 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts `node [nodeArgs] <file>` (Node runs the TypeScript itself); ready when `ready(base)` resolves true (polled, ≤ 60 s). */
+/**
+ * Starts `[launcher] node [nodeArgs] <file>` (Node runs the TypeScript itself); ready when
+ * `ready(base)` resolves true (polled, ≤ 60 s). A launcher must exec node in its own process (e.g.
+ * `prlimit --nofile=N:N`), so `pid` is node's.
+ */
 export async function startServer(
   name: string,
   file: string,
@@ -20,9 +24,11 @@ export async function startServer(
   env: Record<string, string>,
   ready: (base: string, output: () => string) => Promise<boolean>,
   nodeArgs: readonly string[] = [],
+  launcher: readonly string[] = [],
 ): Promise<Server> {
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, file], {
+  const argv = [...launcher, process.execPath, ...nodeArgs, file];
+  const child: ChildProcess = spawn(argv[0] ?? process.execPath, argv.slice(1), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -28,13 +28,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDecoder, DATA_TOPIC_CONFIG_ENTRIES, type Decoder, loadAvscTypes } from '@pda/ingest';
+import { createDecoder, type Decoder, loadAvscTypes } from '@pda/ingest';
 import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
+import { MIX, MIX_SLOTS } from './change-mix.ts';
 import { benchWorker } from './ingest-worker.ts';
 import { jdbcSinkAvailable, measureJdbcSink } from './jdbc-sink-peer.ts';
 import { kafkaBrokers } from './stack-env.ts';
+import { createDataTopics, fillTopics } from './topic-fill.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -59,17 +61,6 @@ const N = Number(args.events);
 const COMPANIES = Number(args.companies);
 const inlineSchema = !args.bare;
 
-// Mix of tables like a field-service company's change stream; companies first (control file).
-const MIX: [SourceTable, number][] = [
-  ['sites', 40],
-  ['services', 15],
-  ['site_contacts', 15],
-  ['equipment', 10],
-  ['consumables', 10],
-  ['equipment_categories', 10],
-];
-const WEIGHTS = MIX.flatMap(([t, w]) => Array<SourceTable>(w).fill(t));
-
 function* events(prefix: string): Generator<{ topic: string; key: string; value: string }> {
   let lsn = 1_000_000;
   const ts = Date.now() - 60_000;
@@ -81,7 +72,7 @@ function* events(prefix: string): Generator<{ topic: string; key: string; value:
   }
   // 80 % creates, 20 % updates of an earlier row (same id): the version guard has work to do.
   for (let i = COMPANIES; i < N; i++) {
-    const table = WEIGHTS[i % WEIGHTS.length] as SourceTable;
+    const table = MIX_SLOTS[i % MIX_SLOTS.length] as SourceTable;
     const n = i % 5 === 4 ? i - 40 : i;
     const row = sampleRow(table, n, uuidFor(n % COMPANIES, 7));
     yield encodeEvent(
@@ -108,50 +99,21 @@ async function main() {
   const admin = kafka.admin();
   await admin.connect();
   const topics = ['companies', ...MIX.map(([t]) => t)].map((t) => `${prefix}.public.${t}`);
-  // Created as the connector creates its topics (compacted; nothing is old enough to be compacted
-  // during a run), so the worker sees what it sees in production.
-  await admin.createTopics({
-    topics: topics.map((topic) => ({
-      topic,
-      numPartitions: 1,
-      configEntries: DATA_TOPIC_CONFIG_ENTRIES,
-    })),
-    waitForLeaders: true,
-  });
+  await createDataTopics(admin, topics);
 
   // ---- fill ----
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
-  await producer.connect();
-  let bytes = 0;
   // Rows the topics leave behind (distinct keys per topic): the JDBC sink peer's check.
   const distinctKeys = new Set<string>();
   const fillStart = performance.now();
-  // Record batches stay under the broker's 1 MB message.max.bytes: ~200 events per send, 8 in flight.
-  let pending: { topic: string; key: string; value: string }[] = [];
-  const inFlight = new Set<Promise<unknown>>();
-  const flush = async () => {
-    const byTopic = new Map<string, { key: string; value: string }[]>();
-    for (const e of pending) {
-      const list = byTopic.get(e.topic) ?? [];
-      list.push({ key: e.key, value: e.value });
-      byTopic.set(e.topic, list);
-    }
-    pending = [];
-    const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-    const send = producer.sendBatch({ acks: 1, topicMessages });
-    inFlight.add(send);
-    send.finally(() => inFlight.delete(send)).catch(() => {});
-    if (inFlight.size >= 8) await Promise.race(inFlight);
-  };
-  for (const e of events(prefix)) {
-    bytes += e.value.length + e.key.length;
-    if (args['jdbc-sink']) distinctKeys.add(`${e.topic}\u0000${e.key}`);
-    pending.push(e);
-    if (pending.length >= 200) await flush();
-  }
-  await flush();
-  await Promise.all(inFlight);
-  await producer.disconnect();
+  const bytes = await fillTopics(
+    kafka,
+    (function* () {
+      for (const e of events(prefix)) {
+        if (args['jdbc-sink']) distinctKeys.add(`${e.topic}\u0000${e.key}`);
+        yield e;
+      }
+    })(),
+  );
   const fillSeconds = (performance.now() - fillStart) / 1000;
 
   // ---- peer 1: bare kafkajs consume; peer 2: consume + decode (one thread) ----

@@ -1,0 +1,98 @@
+/**
+ * One api measurement of tenant-fanout.ts: the api in a child process (api-processes.ts, optionally
+ * under a launcher such as `prlimit --nofile=N:N`) on the data directory ingest just built,
+ * `GET /v1/sites?limit=5` with a multi-company key, each request's X-Service-Company drawn from
+ * the case's spread (api-measure.ts: autocannon, warm-up, then the measured run); the api's
+ * memory and descriptors at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { freePort } from '@pda/projections/testing';
+import { type Measurement, measure } from './api-measure.ts';
+import { answersHealth, type Server, startServer } from './api-processes.ts';
+import { repoRoot } from './stack-env.ts';
+import { companyId, companyPicker, type Spread, seededRandom } from './tenant-fanout-events.ts';
+import { type NofileLimit, nofileLimit, type ProcessStats, processStats } from './tenant-fanout-proc.ts';
+
+export const API_PATH = '/v1/sites?limit=5';
+
+export interface ApiOptions {
+  readonly dataDir: string;
+  readonly key: string;
+  readonly companies: number;
+  readonly spread: Spread;
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly launcher: readonly string[];
+}
+
+export interface ApiResult {
+  readonly measurement: Measurement | null;
+  readonly process: ProcessStats | null;
+  readonly nofile: NofileLimit | null;
+  /** Why there is no measurement (the api did not start, or died), or null. */
+  readonly failure: string | null;
+}
+
+export async function runApi(options: ApiOptions): Promise<ApiResult> {
+  const port = await freePort();
+  let api: Server;
+  try {
+    api = await startServer(
+      'api',
+      join(repoRoot, 'api', 'src', 'main.ts'),
+      port,
+      {
+        API_DATA_DIR: options.dataDir,
+        API_HOST: '127.0.0.1',
+        API_PORT: String(port),
+        API_ADMIN_PORT: '0',
+        API_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        API_CURSOR_SECRET: randomBytes(32).toString('hex'),
+        API_RATE_LIMIT_MAX: '1000000000',
+        API_LOG_LEVEL: 'warn',
+      },
+      answersHealth,
+      [],
+      options.launcher,
+    );
+  } catch (error) {
+    return {
+      measurement: null,
+      process: null,
+      nofile: null,
+      failure: (error as Error).message.slice(0, 500),
+    };
+  }
+  try {
+    const ids = Array.from({ length: options.companies }, (_, k) => companyId(k));
+    const pick = companyPicker(options.spread, options.companies);
+    // The same sequence of companies in every run of a case (autocannon's connections share it).
+    const random = seededRandom(options.companies * 31 + (options.spread === 'zipf' ? 7 : 0));
+    const measurement = await measure(
+      `${options.companies} companies, ${options.spread}`,
+      `${api.base}${API_PATH}`,
+      { authorization: `Bearer ${options.key}` },
+      {
+        connections: options.connections,
+        durationSeconds: options.durationSeconds,
+        warmupSeconds: options.warmupSeconds,
+        setupRequest: (request) => {
+          request.headers = { ...request.headers, 'x-service-company': ids[pick(random())] };
+          return request;
+        },
+      },
+    );
+    let stats: Omit<ApiResult, 'measurement' | 'failure'> = { process: null, nofile: null };
+    let failure: string | null = null;
+    try {
+      stats = { process: processStats(api.pid), nofile: nofileLimit(api.pid) };
+    } catch {
+      failure = 'the api process was gone at the end of the measurement';
+    }
+    return { measurement, ...stats, failure };
+  } finally {
+    await api.stop();
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * Tenant fan-out benchmark (NOT a test; issue 11): ingest and api with changes and requests spread
+ * over many company files.
+ *
+ *   pnpm --filter @pda/bench exec node tenant-fanout.ts [--size quick|full] [--companies 10,100,1000]
+ *     [--events 60000] [--spread uniform|zipf|both] [--nofile N] [--duration 10] [--warmup 3]
+ *
+ * For each company count and spread (uniform; Zipf s=1.1: a few big tenants, a long tail), on the
+ * running stack's Kafka (.stack/env): fresh topics filled with real-shaped Debezium events (inline
+ * schemas, as the shipped connector writes them): the companies' rows, a key granted every
+ * company, then N changes (one site per company first, then ingest-throughput.ts's table mix over
+ * the companies by the spread). Then:
+ *   1. the ingest worker in a child process (tenant-fanout-ingest.ts) into a fresh data directory:
+ *      steady events/s (from the first applied chunk on), peak RSS, open descriptors and disk;
+ *   2. the api in a child process on that directory (tenant-fanout-api.ts): GET /v1/sites?limit=5,
+ *      X-Service-Company drawn per request from the same spread, autocannon with 10 connections;
+ *      req/s, p99, RSS and open descriptors.
+ * Peers in the same run, measured first and again last (their drift is the run's noise): 10
+ * companies uniform (ingest ratio) and 1 company (api ratios), with the same N and duration.
+ * --nofile N starts both children under `prlimit --nofile=N:N`.
+ * Prints one JSON document on stdout; writes bench/results/tenant-fanout-<date>.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { newKeyMaterial } from '@pda/ops';
+import { Kafka, logLevel } from 'kafkajs';
+import { kafkaBrokers, repoRoot } from './stack-env.ts';
+import { API_PATH, type ApiResult, runApi } from './tenant-fanout-api.ts';
+import {
+  biggestShare,
+  CASE_TABLES,
+  caseEvents,
+  type Spread,
+  setupEventCount,
+  ZIPF_S,
+} from './tenant-fanout-events.ts';
+import { type IngestResult, runIngest } from './tenant-fanout-ingest.ts';
+import { nofileLimit } from './tenant-fanout-proc.ts';
+import { type CaseResult, renderReport } from './tenant-fanout-report.ts';
+import { createDataTopics, fillTopics } from './topic-fill.ts';
+
+const SIZES = {
+  quick: { companies: [10, 100, 1000], events: 60_000, duration: 10, warmup: 3 },
+  full: { companies: [10, 100, 1000, 5000, 20_000], events: 200_000, duration: 20, warmup: 5 },
+} as const;
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    size: { type: 'string', default: 'quick' },
+    companies: { type: 'string' },
+    events: { type: 'string' },
+    spread: { type: 'string', default: 'both' },
+    nofile: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    'stall-seconds': { type: 'string', default: '120' },
+    report: { type: 'string' },
+  },
+});
+if (args.size !== 'quick' && args.size !== 'full') throw new Error('--size is quick or full');
+const size = SIZES[args.size];
+const companyCounts = args.companies ? args.companies.split(',').map(Number) : [...size.companies];
+const dataEvents = Number(args.events ?? size.events);
+const spreads: Spread[] =
+  args.spread === 'both'
+    ? ['uniform', 'zipf']
+    : args.spread === 'uniform' || args.spread === 'zipf'
+      ? [args.spread]
+      : [];
+const nofile = args.nofile === undefined ? undefined : Number(args.nofile);
+const load = {
+  connections: Number(args.connections),
+  durationSeconds: Number(args.duration ?? size.duration),
+  warmupSeconds: Number(args.warmup ?? size.warmup),
+};
+const stallSeconds = Number(args['stall-seconds']);
+if (spreads.length === 0) throw new Error('--spread is uniform, zipf or both');
+if (
+  ![...companyCounts, dataEvents, load.connections, load.durationSeconds, stallSeconds].every(
+    (n) => Number.isInteger(n) && n > 0,
+  )
+)
+  throw new Error(
+    '--companies, --events, --connections, --duration and --stall-seconds must be positive integers',
+  );
+if (nofile !== undefined && !(Number.isInteger(nofile) && nofile > 0))
+  throw new Error('--nofile must be a positive integer');
+if (Math.max(...companyCounts) > dataEvents)
+  throw new Error('--events must be at least the largest company count (one site each)');
+const launcher = nofile === undefined ? [] : ['prlimit', `--nofile=${nofile}:${nofile}`];
+
+const log = (line: string) => process.stderr.write(`tenant-fanout: ${line}\n`);
+const runId = Date.now().toString(36);
+const dataTables = CASE_TABLES.slice(3);
+const round = (x: number) => Math.round(x * 100) / 100;
+
+const kafka = new Kafka({ clientId: 'bench-fanout', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
+const admin = kafka.admin();
+// What a case leaves behind until it ends; removed on the way out, also on Ctrl-C.
+const leftovers = { topics: [] as string[], dataDir: undefined as string | undefined };
+async function cleanUp() {
+  if (leftovers.topics.length > 0) await admin.deleteTopics({ topics: leftovers.topics }).catch(() => {});
+  if (leftovers.dataDir) rmSync(leftovers.dataDir, { recursive: true, force: true });
+  leftovers.topics = [];
+  leftovers.dataDir = undefined;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: removing this case's topics and data directory`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+interface CaseDef {
+  readonly companies: number;
+  readonly spread: Spread;
+  readonly role: 'peer' | 'case';
+}
+
+async function runCase(def: CaseDef, index: number): Promise<CaseResult> {
+  const started = performance.now();
+  const prefix = `fanout${runId}n${index}`;
+  const topics = CASE_TABLES.map((table) => `${prefix}.public.${table}`);
+  leftovers.topics = topics;
+  await createDataTopics(admin, topics);
+  try {
+    const key = newKeyMaterial();
+    const fillStart = performance.now();
+    const events = caseEvents({ topicPrefix: prefix, ...def, dataEvents, key, keyId: randomUUID() });
+    const bytes = await fillTopics(kafka, events);
+    const fillSeconds = (performance.now() - fillStart) / 1000;
+    const dataDir = mkdtempSync(join(tmpdir(), 'tenant-fanout-'));
+    leftovers.dataDir = dataDir;
+    const setupEvents = setupEventCount(def.companies);
+    const ingest: IngestResult = await runIngest({
+      groupId: `${prefix}-ingest`,
+      topicPrefix: prefix,
+      dataDir,
+      expectedEvents: setupEvents + dataEvents,
+      dataTables,
+      launcher,
+      stallSeconds,
+    });
+    const api: ApiResult =
+      ingest.failure === null
+        ? await runApi({
+            dataDir,
+            key: key.key,
+            companies: def.companies,
+            spread: def.spread,
+            ...load,
+            launcher,
+          })
+        : { measurement: null, process: null, nofile: null, failure: 'not measured: ingest did not finish' };
+    return {
+      ...def,
+      dataEvents,
+      setupEvents,
+      fill: { seconds: round(fillSeconds), bytes },
+      ingest,
+      api,
+      seconds: round((performance.now() - started) / 1000),
+    };
+  } finally {
+    await cleanUp();
+  }
+}
+
+function gitState() {
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repoRoot, encoding: 'utf8' });
+  try {
+    // Porcelain lines are "XY path": the first column may be a space, so no trim before slicing.
+    const changed = git('status', '--porcelain', '--untracked-files=no')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3));
+    return { commit: git('rev-parse', '--short', 'HEAD').trim(), uncommitted: changed };
+  } catch {
+    return { commit: 'unknown', uncommitted: [] };
+  }
+}
+
+async function main() {
+  const runStart = performance.now();
+  const loadStart = loadavg();
+  await admin.connect();
+  const peers: CaseDef[] = [
+    { companies: 1, spread: 'uniform', role: 'peer' },
+    { companies: 10, spread: 'uniform', role: 'peer' },
+  ];
+  const isPeer = (c: number, s: Spread) => peers.some((p) => p.companies === c && p.spread === s);
+  const plan: CaseDef[] = [
+    ...peers,
+    ...companyCounts.flatMap((companies) =>
+      spreads
+        .filter((spread) => !isPeer(companies, spread))
+        .map((spread) => ({ companies, spread, role: 'case' as const })),
+    ),
+    ...peers,
+  ];
+  log(
+    `${plan.length} cases (peers first and last), ${dataEvents} change events each, api ${load.durationSeconds} s after ${load.warmupSeconds} s warm-up`,
+  );
+  const results: CaseResult[] = [];
+  for (const [index, def] of plan.entries()) {
+    log(
+      `case ${index + 1}/${plan.length}: ${def.companies} companies, ${def.spread}${def.role === 'peer' ? ' (peer)' : ''}`,
+    );
+    const result = await runCase(def, index);
+    const m = result.api.measurement;
+    log(
+      `  ingest ${result.ingest.steadyDataEventsPerSecond?.toFixed(0) ?? '-'} events/s${result.ingest.failure ? ` (${result.ingest.failure})` : ''}; api ${m?.requestsPerSecond ?? '-'} req/s p99 ${m?.p99Ms ?? '-'} ms${result.api.failure ? ` (${result.api.failure})` : ''}; ${result.seconds} s`,
+    );
+    results.push(result);
+  }
+  await admin.disconnect();
+
+  const date = new Date().toISOString().slice(0, 10);
+  const machine = {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+    nofile: nofileLimit(),
+    childrenNofile:
+      nofile === undefined ? 'inherited' : { soft: nofile, hard: nofile, via: launcher.join(' ') },
+    loadAverage: { start: loadStart.map(round), end: loadavg().map(round) },
+  };
+  const inputs = {
+    size: args.size,
+    companies: companyCounts,
+    spreads,
+    zipfExponent: ZIPF_S,
+    biggestTenantShare: Object.fromEntries(
+      companyCounts.flatMap((c) => spreads.map((s) => [`${c} ${s}`, round(biggestShare(s, c))])),
+    ),
+    dataEventsPerCase: dataEvents,
+    format: 'JsonConverter schemas.enable=true (as shipped)',
+    request: `GET ${API_PATH}`,
+    ...load,
+    // Settings the children inherit from this process's environment (caches, limits).
+    environment: Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name.startsWith('INGEST_') || name.startsWith('API_')),
+    ),
+  };
+  const totalSeconds = round((performance.now() - runStart) / 1000);
+  const code = gitState();
+  const out = args.report ?? join(import.meta.dirname, 'results', `tenant-fanout-${date}.md`);
+  const document = renderReport({ date, machine, code, inputs, results, totalSeconds });
+  mkdirSync(join(out, '..'), { recursive: true });
+  writeFileSync(out, document.markdown);
+  log(`report written to ${out} (${totalSeconds} s in all)`);
+  process.stdout.write(
+    `${JSON.stringify({ benchmark: 'tenant-fanout', machine, code, inputs, peers: document.peers, cases: document.cases, totalSeconds, report: out }, null, 2)}\n`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  async (error) => {
+    process.stderr.write(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    await cleanUp();
+    process.exit(1);
+  },
+);
