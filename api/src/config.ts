@@ -32,7 +32,8 @@ const fields = z.object({
   API_RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
   API_REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  API_MAX_OPEN_COMPANIES: positiveInt.default(256),
+  // `auto`: as many company files as the descriptor limit allows (plugins/projections.ts).
+  API_MAX_OPEN_COMPANIES: z.union([z.literal('auto'), positiveInt]).default('auto'),
   API_REOPEN_CHECK_MS: z.coerce.number().int().min(0).default(1_000),
   API_UPDATED_SINCE_OVERLAP_MS: z.coerce.number().int().min(0).default(60_000),
   API_HEALTH_MAX_STALENESS_S: z.coerce.number().positive().optional(),
@@ -77,7 +78,7 @@ export interface Config {
   };
   readonly logLevel: string;
   /** Bound of the LRU of open company files. */
-  readonly maxOpenCompanies: number;
+  readonly maxOpenCompanies: number | 'auto';
   /** Responses at least this large are compressed when the client accepts it; 0 = never compress. */
   readonly compressMinBytes: number;
   /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */

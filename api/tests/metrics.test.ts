@@ -86,6 +86,11 @@ describe('admin port', () => {
     // /v1/sites opened company A's file. Staleness is measured from the source time of the
     // fixture's changes (no heartbeat recorded), with the clock an hour ahead.
     expect(sample(text, 'pda_api_open_company_files')).toBe(1);
+    // Three authorised list requests: the first opened the file, the next two found it open.
+    expect(sample(text, 'pda_api_company_file_lookups_total{result="miss"}')).toBe(1);
+    expect(sample(text, 'pda_api_company_file_lookups_total{result="hit"}')).toBe(2);
+    expect(sample(text, 'pda_api_company_files_evicted_total')).toBe(0);
+    expect(sample(text, 'pda_api_open_company_files_max')).toBeGreaterThan(1);
     const staleness = sample(text, 'pda_api_projection_staleness_seconds');
     const expected = (Date.now() + HOUR_MS - FIXTURE_TS_MS) / 1000;
     expect(staleness).toBeGreaterThan(expected - 600);
@@ -163,7 +168,8 @@ describe('public port', () => {
 describe('recording', () => {
   test('never throws (a request never fails because of metrics): a failure goes to onFailure', async () => {
     const failures: unknown[] = [];
-    const metrics = createMetrics({ openCompanyFiles: () => 0, stalenessSeconds: () => null }, (error) =>
+    const companyFiles = () => ({ hits: 0, misses: 0, evictions: 0, open: 0, max: 1 });
+    const metrics = createMetrics({ companyFiles, stalenessSeconds: () => null }, (error) =>
       failures.push(error),
     );
     expect(() => metrics.recordRequest('getMe', 200, Number.NaN)).not.toThrow();

@@ -1,6 +1,12 @@
-import { renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { companyPath, controlPath, openWriter } from '@pda/projections';
+import {
+  companyPath,
+  controlPath,
+  OutOfDescriptorsError,
+  openCompanyReader,
+  openWriter,
+} from '@pda/projections';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ProjectionFiles } from '../src/projections/projection-files.ts';
@@ -89,6 +95,47 @@ describe('ProjectionFiles', () => {
     files.close();
     expect(again.db.open).toBe(false);
     expect(files.openCompanyCount).toBe(0);
+    expect(files.counts()).toMatchObject({ hits: 2, misses: 3, evictions: 2, open: 0, max: 1 });
+  });
+
+  test('out of descriptors: half of the open files are closed and the open retried once; failing again it throws', () => {
+    const f = fixture();
+    let failures = 0;
+    const openCompany = (dataDir: string, companyId: string) => {
+      if (failures > 0) {
+        failures--;
+        throw new OutOfDescriptorsError(companyPath(dataDir, companyId));
+      }
+      return openCompanyReader(dataDir, companyId);
+    };
+    const files = new ProjectionFiles(f.dataDir, {
+      maxOpenCompanies: 10,
+      reopenCheckMs: 0,
+      now: Date.now,
+      openCompany,
+    });
+    const a = files.company(COMPANY.A);
+    const b = files.company(COMPANY.B);
+    failures = 1;
+    const c = files.company(COMPANY.C);
+    expect([a.db.open, b.db.open, c.db.open]).toEqual([false, true, true]);
+    expect(files.counts()).toMatchObject({ misses: 3, evictions: 1, open: 2 });
+
+    failures = 2;
+    expect(() => files.company(COMPANY.A)).toThrow(OutOfDescriptorsError);
+    expect(files.counts()).toMatchObject({ evictions: 2, open: 1 });
+    files.close();
+  });
+
+  test('a company file that is not a readable database → 503 service_unavailable, not a 500', async () => {
+    const f = fixture();
+    const app = await testApp(f.dataDir);
+    // A directory in the file's place: opening works, the first read is an I/O error.
+    rmSync(companyPath(f.dataDir, COMPANY.A));
+    mkdirSync(companyPath(f.dataDir, COMPANY.A));
+    const response = await app.inject({ url: '/v1/sites', headers: bearer(f.keys.a) });
+    expectProblem(response, 'listSites', 503, 'service_unavailable');
+    await app.close();
   });
 });
 

@@ -35,9 +35,11 @@ export const ConfigSchema = z.object({
   INGEST_MAX_BATCH_EVENTS: int(1, 1_000_000).default(2_000),
   /** /readyz is 200 only while the summed consumer lag is at most this many messages. */
   INGEST_READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER).default(1000),
-  /** Company files kept open by the writer (3 file descriptors each); more than the companies active
-   * in one batch, or every batch reopens files. */
-  INGEST_MAX_OPEN_COMPANIES: int(1, 100_000).default(1024),
+  /**
+   * Company files kept open by the writer (3 file descriptors each): `auto` (default) = as many as
+   * the descriptor limit allows after a reserve; a number above that is cut to it (logged at start).
+   */
+  INGEST_MAX_OPEN_COMPANIES: z.union([z.literal('auto'), int(1, 10_000_000)]).default('auto'),
   /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */
   INGEST_APPLY_THREAD: bool.default(true),
   /**

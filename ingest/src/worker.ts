@@ -7,7 +7,13 @@
  * drains, closes the old files and continues on the new generation with the consumer group that
  * built it (GENERATION.json), so there is never more than one writer per generation.
  */
-import { ProjectionStore, type SourceTable } from '@pda/projections';
+import {
+  openFileLimit,
+  ProjectionStore,
+  resolveOpenFilesBound,
+  type SourceTable,
+  WRITER_DESCRIPTOR_RESERVE,
+} from '@pda/projections';
 import type { Logger } from 'pino';
 import { createPipeline } from './apply/pipeline.ts';
 import { createThreadedSink } from './apply/threaded-sink.ts';
@@ -44,6 +50,11 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   const stopped = new AbortController();
   let admin: AdminServer | undefined;
   let source: KafkaSource | undefined;
+  // Sized once from the descriptor limit (Node raised the soft limit to the hard one at start).
+  const companyFiles = resolveOpenFilesBound(config.INGEST_MAX_OPEN_COMPANIES, {
+    limit: openFileLimit(),
+    reserve: WRITER_DESCRIPTOR_RESERVE,
+  });
 
   const readiness = () => {
     const lag = source?.lag();
@@ -80,7 +91,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     }, 1000);
     const storeOptions = {
       dataDir: resolved ?? config.INGEST_DATA_DIR,
-      maxOpenCompanies: config.INGEST_MAX_OPEN_COMPANIES,
+      maxOpenCompanies: companyFiles.max,
     };
     // Exactly one writer: the store lives either in the apply thread or on this thread.
     const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;
@@ -152,7 +163,26 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           registry: metrics.registry,
           readiness,
         });
-        logger.info({ adminPort: admin.port }, 'ingest started');
+        logger.info(
+          {
+            adminPort: admin.port,
+            openFileLimit: companyFiles.limit ?? null,
+            maxOpenCompanies: companyFiles.max,
+            maxOpenCompaniesFrom: companyFiles.source,
+          },
+          'ingest started',
+        );
+        if (companyFiles.source === 'clamped') {
+          logger.warn(
+            {
+              configured: config.INGEST_MAX_OPEN_COMPANIES,
+              used: companyFiles.max,
+              openFileLimit: companyFiles.limit,
+            },
+            'INGEST_MAX_OPEN_COMPANIES needs more file descriptors than the limit allows (3 per file): cut to fit; raise the limit (ulimit -n, LimitNOFILE) to keep more files open',
+          );
+        }
+        metrics.openCompanyFilesMax.set(companyFiles.max);
         while (!stopped.signal.aborted) await runGeneration();
         logger.info('ingest stopped: drained and disconnected');
       } finally {

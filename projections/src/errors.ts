@@ -8,7 +8,9 @@ export type ProjectionErrorCode =
   | 'projection_not_found'
   | 'projection_too_new'
   | 'projection_too_old'
-  | 'migration_invalid';
+  | 'migration_invalid'
+  | 'out_of_descriptors'
+  | 'projection_unreadable';
 
 export class ProjectionError extends Error {
   readonly code: ProjectionErrorCode;
@@ -35,6 +37,35 @@ export class ProjectionNotFoundError extends ProjectionError {
     super('projection_not_found', `projection file not found: ${path}`);
     this.name = 'ProjectionNotFoundError';
     this.path = path;
+  }
+}
+
+/**
+ * The file exists but could not be opened because the process has no file descriptor left (its
+ * limit, `ulimit -n`, is lower than what its caches and connections need). Retriable: the caller
+ * closes some open files and tries again (the api answers 503 if that is not enough).
+ */
+export class OutOfDescriptorsError extends ProjectionError {
+  readonly path: string;
+  constructor(path: string) {
+    super('out_of_descriptors', `projection file ${path} could not be opened: no file descriptor left`);
+    this.name = 'OutOfDescriptorsError';
+    this.path = path;
+  }
+}
+
+/**
+ * A reader could not read the file's header or schema (I/O error, not a database, corrupt): the
+ * api answers 503 for that company and logs it; `cause` is SQLite's error.
+ */
+export class ProjectionUnreadableError extends ProjectionError {
+  readonly path: string;
+  constructor(path: string, cause: unknown) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    super('projection_unreadable', `projection file ${path} could not be read (${String(code ?? cause)})`);
+    this.name = 'ProjectionUnreadableError';
+    this.path = path;
+    this.cause = cause;
   }
 }
 

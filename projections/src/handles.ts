@@ -1,7 +1,7 @@
 import { REPRESENTATION } from '@pda/schemas/registry';
 import { createCompanyFile } from './company-template.ts';
 import { assertCurrentVersion, migrate } from './migrate.ts';
-import { openReader, openWriter, type ProjectionDb } from './open.ts';
+import { openReader, openWriter, type ProjectionDb, readerOpenError } from './open.ts';
 import { companyPath, controlPath } from './paths.ts';
 import { assertCurrentRepresentation, refreshDocuments } from './stored-documents.ts';
 
@@ -73,7 +73,8 @@ function checked(db: ProjectionDb, kind: 'company' | 'control'): ProjectionDb {
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    // The first read opens the -wal and -shm files: it may run out of descriptors too.
+    throw readerOpenError(db.name, error);
   }
 }
 

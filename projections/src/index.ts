@@ -1,5 +1,6 @@
 export * from './apply/index.ts';
 export * from './change.ts';
+export * from './descriptors.ts';
 export * from './errors.ts';
 export * from './handles.ts';
 export * from './migrate.ts';

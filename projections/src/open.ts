@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ProjectionNotFoundError } from './errors.ts';
+import { OutOfDescriptorsError, ProjectionNotFoundError, ProjectionUnreadableError } from './errors.ts';
 
 /**
  * The only two ways a projection file is opened (better-sqlite3 docs/performance.md):
@@ -46,11 +46,26 @@ export function openReader(path: string): ProjectionDb {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
   } catch (error) {
-    // Removed between the check and the open (a rebuild swap): same answer as missing.
-    if ((error as { code?: string }).code === 'SQLITE_CANTOPEN') throw new ProjectionNotFoundError(path);
-    throw error;
+    throw readerOpenError(path, error);
   }
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('query_only = ON');
   return db;
+}
+
+/**
+ * What a reader's failure to open or first read a file means, as a ProjectionError the api answers
+ * with a 503: CANTOPEN for a file that is gone (a rebuild swap between the check and the open) is
+ * "not found", for one still there "no descriptor left"; an I/O error, not-a-database or corruption
+ * is "unreadable". Anything else is returned as it is.
+ */
+export function readerOpenError(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_CANTOPEN') {
+    return existsSync(path) ? new OutOfDescriptorsError(path) : new ProjectionNotFoundError(path);
+  }
+  if (typeof code === 'string' && /^SQLITE_(IOERR|CORRUPT|NOTADB)/.test(code)) {
+    return new ProjectionUnreadableError(path, error);
+  }
+  return error;
 }

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CompanyFiles } from '../src/apply/company-files.ts';
+import { ProjectionStore } from '../src/index.ts';
 import { companyPath } from '../src/paths.ts';
+import { makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { fixedClock, id, tempDataDir } from './helpers.ts';
 
 // The writer's bounded set of open company files (src/apply/company-files.ts): never more open than
@@ -46,5 +48,25 @@ describe('CompanyFiles', () => {
     expect(open.map((f) => f.db.open)).toEqual([false, false, true, true]);
     expect(files.size).toBe(2);
     files.closeAll();
+  });
+
+  it('counts files opened and evicted; a batch visits open files first, so only those beyond the bound reopen', () => {
+    const dir = tempDataDir();
+    const store = ProjectionStore.open({ dataDir: dir, maxOpenCompanies: 4, clockUs: fixedClock() });
+    let lsn = 1;
+    const companies = [1, 2, 3, 4, 5, 6].map(id);
+    store.applyBatch(companies.map((c) => makeUpsert('companies', sampleRow('companies', { id: c }), lsn++)));
+    const sites = (n: number) =>
+      companies.map((c, i) =>
+        makeUpsert('sites', sampleRow('sites', { id: id(1000 + n * 10 + i), company_id: c }), lsn++),
+      );
+    store.applyBatch(sites(0));
+    // Six companies, four open: in visiting order an LRU would reopen all six every batch.
+    for (let n = 1; n <= 3; n++) {
+      const result = store.applyBatch(sites(n));
+      expect(result.applied).toBe(6);
+      expect(result.files).toEqual({ opened: 2, evicted: 2, open: 4, max: 4 });
+    }
+    store.close();
   });
 });

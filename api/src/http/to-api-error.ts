@@ -26,10 +26,12 @@ export function toApiError(error: unknown): MappedError {
   }
   if (error instanceof ProjectionError) {
     // Missing, older or newer than this build understands (a rebuild in progress, or an ingest
-    // upgrade ahead of the api): never a wrong answer, a retriable 503.
+    // upgrade ahead of the api), unreadable, or no descriptor left to open it: never a wrong
+    // answer, a retriable 503. Logged as an error where an operator must act.
+    const operatorMustAct = error.code === 'projection_too_new' || error.code === 'projection_unreadable';
     return {
       apiError: new ApiError('service_unavailable', 'The data is temporarily unavailable; retry shortly.'),
-      log: error.code === 'projection_too_new' ? 'error' : 'warn',
+      log: operatorMustAct ? 'error' : 'warn',
     };
   }
   const framework = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError;

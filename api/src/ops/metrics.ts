@@ -7,6 +7,7 @@
  * (never a URL), `status` an HTTP status code, `reason` one of REFUSAL_REASONS.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CompanyFileCounts } from '../projections/projection-files.ts';
 
 /** The label of requests no contract operation answered: unknown paths, 405s, preflights. */
 export const UNMATCHED = 'unmatched';
@@ -20,7 +21,8 @@ export type RefusalReason = 'rate_limit_exceeded' | 'under_pressure';
 
 /** What the gauges read at scrape time. */
 export interface MetricsSources {
-  readonly openCompanyFiles: () => number;
+  /** The read cache of company files: lookups, evictions, files open and the bound. */
+  readonly companyFiles: () => CompanyFileCounts;
   /** What /v1/health reports as staleness_seconds; null (gauge absent) when unknown. */
   readonly stalenessSeconds: () => number | null;
 }
@@ -68,10 +70,40 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
   });
   new Gauge({
     name: 'pda_api_open_company_files',
-    help: 'Company projection files held open for reading (bounded by API_MAX_OPEN_COMPANIES)',
+    help: 'Company projection files held open for reading (bounded by pda_api_open_company_files_max)',
     registers: [registry],
     collect() {
-      this.set(sources.openCompanyFiles());
+      this.set(sources.companyFiles().open);
+    },
+  });
+  new Gauge({
+    name: 'pda_api_open_company_files_max',
+    help: 'Bound of the read cache of company files (API_MAX_OPEN_COMPANIES, or from the descriptor limit)',
+    registers: [registry],
+    collect() {
+      this.set(sources.companyFiles().max);
+    },
+  });
+  // Counted by the cache itself (projection-files.ts); copied here at scrape time.
+  new Counter({
+    name: 'pda_api_company_file_lookups_total',
+    help: 'Company file lookups by the read cache: hit (already open) or miss (opened for the request)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const counts = sources.companyFiles();
+      this.reset();
+      this.inc({ result: 'hit' }, counts.hits);
+      this.inc({ result: 'miss' }, counts.misses);
+    },
+  });
+  new Counter({
+    name: 'pda_api_company_files_evicted_total',
+    help: 'Company files closed to make room in the read cache (requests spread over more companies than the bound)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.companyFiles().evictions);
     },
   });
   new Gauge({

@@ -23,7 +23,7 @@ export default fp(
     let failureLogged = false;
     const metrics = createMetrics(
       {
-        openCompanyFiles: () => app.projections.openCompanyCount,
+        companyFiles: () => app.projections.counts(),
         stalenessSeconds: () => projectionsHealth(app.projections, app.clock(), undefined).stalenessSeconds,
       },
       (error) => {

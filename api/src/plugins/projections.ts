@@ -1,6 +1,13 @@
+import { openFileLimit, resolveOpenFilesBound } from '@pda/projections';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 import { ProjectionFiles } from '../projections/projection-files.ts';
+
+/**
+ * Descriptors kept for everything but company files: client connections (one each), control.sqlite,
+ * Redis, logs, the admin port. At most half of the limit (descriptors.ts).
+ */
+const API_DESCRIPTOR_RESERVE = 2048;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,8 +19,19 @@ declare module 'fastify' {
 export default fp(
   async (app, options: AppOptions) => {
     const { config } = options;
+    // Node raised the soft descriptor limit to the hard one at start: size the cache from it.
+    const bound = resolveOpenFilesBound(config.maxOpenCompanies, {
+      limit: openFileLimit(),
+      reserve: API_DESCRIPTOR_RESERVE,
+    });
+    if (bound.source === 'clamped') {
+      app.log.warn(
+        { configured: config.maxOpenCompanies, used: bound.max, openFileLimit: bound.limit },
+        'API_MAX_OPEN_COMPANIES needs more file descriptors than the limit allows (3 per file): cut to fit; raise the limit (ulimit -n, LimitNOFILE) to keep more files open',
+      );
+    }
     const files = new ProjectionFiles(config.dataDir, {
-      maxOpenCompanies: config.maxOpenCompanies,
+      maxOpenCompanies: bound.max,
       reopenCheckMs: config.reopenCheckMs,
       now: options.now,
       onSwap: (from, to) => app.log.info({ from, to }, 'projection files swapped; reopening handles'),

@@ -1,6 +1,13 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { controlPath, openCompanyReader, openControlReader, ReadHandle } from '@pda/projections';
+import {
+  controlPath,
+  isOutOfDescriptors,
+  openCompanyReader,
+  openControlReader,
+  type ProjectionDb,
+  ReadHandle,
+} from '@pda/projections';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -14,13 +21,28 @@ import { LRUCache } from 'lru-cache';
  * generation's GENERATION.json. It is checked at most every
  * `reopenCheckMs`; requests keep reading the old files until then, which stay valid while open.
  * Handlers use a handle synchronously (better-sqlite3), so closing between requests is safe.
+ *
+ * The bound comes from the descriptor limit (three descriptors per open file, plugins/projections.ts).
+ * Should an open still find no descriptor left (sockets took them), half of the open files are
+ * closed and the open retried once; if that fails too the request gets a 503, never a crash.
  */
+
+/** What the cache did since the process started (the api's metrics). */
+export interface CompanyFileCounts {
+  readonly hits: number;
+  readonly misses: number;
+  readonly evictions: number;
+  readonly open: number;
+  readonly max: number;
+}
 
 export interface ProjectionFilesOptions {
   readonly maxOpenCompanies: number;
   readonly reopenCheckMs: number;
   readonly now: () => number;
   readonly onSwap?: (from: string, to: string) => void;
+  /** Opens a company file (tests inject failures); default openCompanyReader. */
+  readonly openCompany?: (dataDir: string, companyId: string) => ProjectionDb;
 }
 
 export class ProjectionFiles {
@@ -31,12 +53,16 @@ export class ProjectionFiles {
   readonly #companies: LRUCache<string, ReadHandle>;
   #identity: string | undefined;
   #checkedAt = Number.NEGATIVE_INFINITY;
+  #hits = 0;
+  #misses = 0;
+  #evictions = 0;
 
   constructor(dataDir: string, options: ProjectionFilesOptions) {
     this.#dataDir = dataDir;
     this.#options = options;
+    // Never evicts by itself: company() makes room first (#evict), which counts the evictions.
     this.#companies = new LRUCache({
-      max: options.maxOpenCompanies,
+      max: Math.max(1, options.maxOpenCompanies),
       dispose: (handle) => handle.close(),
     });
   }
@@ -44,7 +70,7 @@ export class ProjectionFiles {
   /** Throws ProjectionError (not found, version not understood). */
   control(): ReadHandle {
     this.#checkSwap();
-    this.#control ??= new ReadHandle(openControlReader(this.#dataDir));
+    this.#control ??= new ReadHandle(this.#opening(() => openControlReader(this.#dataDir)));
     return this.#control;
   }
 
@@ -52,14 +78,48 @@ export class ProjectionFiles {
   company(companyId: string): ReadHandle {
     this.#checkSwap();
     const cached = this.#companies.get(companyId);
-    if (cached) return cached;
-    const handle = new ReadHandle(openCompanyReader(this.#dataDir, companyId));
+    if (cached) {
+      this.#hits++;
+      return cached;
+    }
+    this.#misses++;
+    // Make room first, so the bound holds on open files even while this one opens.
+    if (this.#companies.size >= this.#companies.max) this.#evict(1);
+    const open = this.#options.openCompany ?? openCompanyReader;
+    const handle = new ReadHandle(this.#opening(() => open(this.#dataDir, companyId)));
     this.#companies.set(companyId, handle);
     return handle;
   }
 
   get openCompanyCount(): number {
     return this.#companies.size;
+  }
+
+  counts(): CompanyFileCounts {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      evictions: this.#evictions,
+      open: this.#companies.size,
+      max: this.#companies.max,
+    };
+  }
+
+  /** Opens through `open`; out of descriptors, closes half of the open company files and retries once. */
+  #opening<T>(open: () => T): T {
+    try {
+      return open();
+    } catch (error) {
+      if (!isOutOfDescriptors(error) || this.#companies.size === 0) throw error;
+      this.#evict(Math.ceil(this.#companies.size / 2));
+      return open();
+    }
+  }
+
+  #evict(count: number): void {
+    for (let n = count; n > 0; n--) {
+      if (this.#companies.pop() !== undefined) this.#evictions++;
+    }
   }
 
   close(): void {

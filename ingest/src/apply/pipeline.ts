@@ -23,6 +23,8 @@ export interface BatchSummary {
   readonly deadLettered: number;
   readonly ignored: number;
   readonly companies: number;
+  readonly filesOpened: number;
+  readonly filesEvicted: number;
   readonly durationMs: number;
 }
 
@@ -111,6 +113,12 @@ export function createPipeline(deps: {
     for (const dl of prepared.deadLetters) {
       metrics.events.inc({ table: dl.topic.split('.').at(-1) ?? 'unknown', outcome: 'dead_lettered' });
     }
+    if (result) {
+      metrics.companyFilesOpened.inc(result.files.opened);
+      metrics.companyFilesEvicted.inc(result.files.evicted);
+      metrics.openCompanyFiles.set(result.files.open);
+      metrics.openCompanyFilesMax.set(result.files.max);
+    }
     if (prepared.lastTsMs !== undefined && (result?.applied ?? 0) > 0)
       metrics.lastSourceTsMs = prepared.lastTsMs;
     const durationMs = performance.now() - prepared.started;
@@ -122,6 +130,9 @@ export function createPipeline(deps: {
       deadLettered: result?.deadLettered ?? prepared.deadLetters.length,
       ignored: prepared.ignored,
       companies: result?.companies ?? 0,
+      // Files (re)opened and evicted by this batch: non-zero while the batch is wider than the cache.
+      filesOpened: result?.files.opened ?? 0,
+      filesEvicted: result?.files.evicted ?? 0,
       durationMs: Math.round(durationMs * 10) / 10,
     };
     logger.info(summary, 'batch applied');

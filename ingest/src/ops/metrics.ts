@@ -11,6 +11,11 @@ export interface IngestMetrics {
   readonly lag: Gauge<'topic' | 'partition'>;
   readonly batchDuration: Histogram;
   readonly connected: Gauge;
+  /** The writer's cache of open company files (fed from each batch's result). */
+  readonly companyFilesOpened: Counter;
+  readonly companyFilesEvicted: Counter;
+  readonly openCompanyFiles: Gauge;
+  readonly openCompanyFilesMax: Gauge;
   /** Source commit time (ms) of the last applied change; freshness is computed at scrape time. */
   lastSourceTsMs: number | undefined;
   /** Source time (ms) up to which every change is known applied (heartbeats confirmed while caught up). */
@@ -49,6 +54,26 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
     connected: new Gauge({
       name: 'pda_ingest_kafka_connected',
       help: '1 while the consumer is connected and in its group',
+      registers: [registry],
+    }),
+    companyFilesOpened: new Counter({
+      name: 'pda_ingest_company_files_opened_total',
+      help: 'Company files opened by the writer (cache misses: the file was not open)',
+      registers: [registry],
+    }),
+    companyFilesEvicted: new Counter({
+      name: 'pda_ingest_company_files_evicted_total',
+      help: 'Company files closed to make room in the writer cache (batches wider than the bound)',
+      registers: [registry],
+    }),
+    openCompanyFiles: new Gauge({
+      name: 'pda_ingest_open_company_files',
+      help: 'Company files held open by the writer after the last batch',
+      registers: [registry],
+    }),
+    openCompanyFilesMax: new Gauge({
+      name: 'pda_ingest_open_company_files_max',
+      help: 'Bound of the writer cache of company files (INGEST_MAX_OPEN_COMPANIES, or from the descriptor limit)',
       registers: [registry],
     }),
     lastSourceTsMs: undefined,

@@ -19,7 +19,9 @@ export interface ReplayOptions {
   readonly logger: Logger;
 }
 
-export type ReplayTotals = Omit<BatchSummary, 'durationMs'> & { readonly batches: number };
+export type ReplayTotals = Omit<BatchSummary, 'durationMs' | 'filesOpened' | 'filesEvicted'> & {
+  readonly batches: number;
+};
 
 export async function replayFile(options: ReplayOptions): Promise<ReplayTotals> {
   const store = ProjectionStore.open({ dataDir: options.dataDir });

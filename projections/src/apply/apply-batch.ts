@@ -36,8 +36,16 @@ export function applyBatch(
   const tally = new Tally();
   const rejections: Rejection[] = [...plan.rejections];
 
+  const before = files.counts();
+  // Open files first, then the others: when the batch spans more companies than the cache holds,
+  // only those beyond the bound are reopened, not every one (company transactions are independent).
+  const closed: string[] = [];
   for (const [companyId, ops] of plan.companies) {
-    applyCompanyOps(files.get(companyId), ops, tally, rejections);
+    if (files.isOpen(companyId)) applyCompanyOps(files.get(companyId), ops, tally, rejections);
+    else closed.push(companyId);
+  }
+  for (const companyId of closed) {
+    applyCompanyOps(files.get(companyId), plan.companies.get(companyId) ?? [], tally, rejections);
   }
   const appliedElsewhere = tally.applied;
   const companiesDone = performance.now();
@@ -54,6 +62,7 @@ export function applyBatch(
     tally,
   );
   const controlDone = performance.now();
+  const after = files.counts();
 
   for (const change of plan.skipped) tally.count(change.table, 'skipped');
   for (const { change } of plan.rejections) tally.count(change.table, 'rejected');
@@ -63,6 +72,12 @@ export function applyBatch(
     skipped: tally.skipped,
     rejected: tally.rejected,
     companies: plan.companies.size,
+    files: {
+      opened: after.opened - before.opened,
+      evicted: after.evicted - before.evicted,
+      open: after.open,
+      max: after.max,
+    },
     rejections,
     deadLettered: deadLetters.length + rejections.length,
     timings: {

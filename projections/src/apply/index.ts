@@ -1,6 +1,12 @@
 export type { ClockUs } from './clock.ts';
+export type { FileCacheCounts } from './company-files.ts';
 export type { DeadLetter } from './dead-letters.ts';
 export type { Rejection } from './plan.ts';
 export type { PruneCursor, PruneOptions, PruneStep } from './prune-tombstones.ts';
 export type { BatchResult, TableCounts } from './result.ts';
-export { type ApplyOptions, ProjectionStore, type ProjectionStoreOptions } from './store.ts';
+export {
+  type ApplyOptions,
+  ProjectionStore,
+  type ProjectionStoreOptions,
+  WRITER_DESCRIPTOR_RESERVE,
+} from './store.ts';

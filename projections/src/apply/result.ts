@@ -1,4 +1,5 @@
 import type { SourceTable } from '../change.ts';
+import type { FileCacheCounts } from './company-files.ts';
 import type { Rejection } from './plan.ts';
 
 export interface TableCounts {
@@ -16,6 +17,11 @@ export interface BatchResult {
   readonly rejected: number;
   /** Company files written in this batch (each one short transaction). */
   readonly companies: number;
+  /**
+   * The writer's file cache during this batch: files opened and evicted by it, files open after it
+   * and the bound (ingest's metrics: a batch wider than the bound shows as evictions).
+   */
+  readonly files: FileCacheCounts;
   /** Refused changes (already recorded as dead letters in control.sqlite). */
   readonly rejections: readonly Rejection[];
   /** Dead letters recorded with this batch (ingest's decode failures plus the refused changes). */

@@ -1,4 +1,5 @@
 import type { Change } from '../change.ts';
+import { openFileLimit, resolveOpenFilesBound } from '../descriptors.ts';
 import { applyBatch } from './apply-batch.ts';
 import { type ClockUs, wallClockUs } from './clock.ts';
 import { CompanyFiles } from './company-files.ts';
@@ -7,11 +8,18 @@ import type { DeadLetter } from './dead-letters.ts';
 import { type PruneCursor, type PruneOptions, type PruneStep, pruneStep } from './prune-tombstones.ts';
 import type { BatchResult } from './result.ts';
 
+/**
+ * Descriptors the writer's process keeps for everything but company files: control.sqlite, Kafka
+ * sockets, the admin port, logs, the apply thread's and Node's own.
+ */
+export const WRITER_DESCRIPTOR_RESERVE = 512;
+
 export interface ProjectionStoreOptions {
   readonly dataDir: string;
   /**
-   * Bound of the LRU of open company writers (each holds 3 file descriptors and up to 2 MiB of
-   * page cache). Default 512; on EMFILE the store gives back half of its open files and retries.
+   * Bound of the LRU of open company writers (each holds 3 file descriptors and its page cache).
+   * Default: as many as the process's descriptor limit allows after a reserve (descriptors.ts); on
+   * EMFILE the store gives back half of its open files and retries.
    */
   readonly maxOpenCompanies?: number;
   /** Source of change times in µs since the epoch (tests inject one). Default: wall clock. */
@@ -47,7 +55,10 @@ export class ProjectionStore {
     this.#clockUs = clock;
     this.#nowMs = options.nowMs ?? Date.now;
     this.#control = new ControlFile(options.dataDir);
-    this.#files = new CompanyFiles(options.dataDir, options.maxOpenCompanies ?? 512, clock);
+    const max =
+      options.maxOpenCompanies ??
+      resolveOpenFilesBound('auto', { limit: openFileLimit(), reserve: WRITER_DESCRIPTOR_RESERVE }).max;
+    this.#files = new CompanyFiles(options.dataDir, max, clock);
   }
 
   /** Creates the data directory and control.sqlite if needed and migrates it. */

@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * How many projection files a process may keep open, derived from its open-file limit instead of a
+ * fixed default (docs/operations.md#sizing-a-node).
+ *
+ * An open WAL-mode SQLite file holds three descriptors: the database, its -wal and its -shm. Node
+ * raises the soft RLIMIT_NOFILE to the hard limit when it starts, so the soft limit read here is
+ * already the most the process can have; an operator raises the hard one (systemd LimitNOFILE,
+ * `docker run --ulimit nofile=`, `ulimit -Hn` as root).
+ */
+
+export const DESCRIPTORS_PER_OPEN_FILE = 3;
+
+/** Used where the limit cannot be read (not Linux): the usual default soft limit. */
+const UNKNOWN_LIMIT = 1024;
+
+/** The process's soft limit on open files, from /proc/self/limits; undefined where it cannot be read. */
+export function openFileLimit(limitsText?: string): number | undefined {
+  let text = limitsText;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  const line = text.split('\n').find((l) => l.startsWith('Max open files'));
+  const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
+  if (soft === 'unlimited') return Number.MAX_SAFE_INTEGER;
+  const value = Number(soft);
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+export interface FileBudgetOptions {
+  /** The process's open-file limit (undefined: unknown, assume 1024). */
+  readonly limit: number | undefined;
+  /**
+   * Descriptors kept for everything else (sockets, control.sqlite, logs): at most this many, and
+   * never more than half of the limit, so a low limit still leaves room for some files.
+   */
+  readonly reserve: number;
+}
+
+/** Files that fit in the limit after the reserve, three descriptors each; at least 1. */
+export function openFilesBudget(options: FileBudgetOptions): number {
+  const limit = options.limit ?? UNKNOWN_LIMIT;
+  const reserve = Math.min(options.reserve, Math.floor(limit / 2));
+  return Math.max(1, Math.floor((limit - reserve) / DESCRIPTORS_PER_OPEN_FILE));
+}
+
+export interface OpenFilesBound {
+  /** Files the cache may hold. */
+  readonly max: number;
+  /** Where it came from: the budget (`auto`), the setting, or the setting cut to the budget. */
+  readonly source: 'auto' | 'configured' | 'clamped';
+  readonly limit: number | undefined;
+  readonly budget: number;
+}
+
+/**
+ * The cache bound for a setting of `auto` or a number. A number above the budget is cut to it: a
+ * cache the descriptors cannot hold would end in EMFILE instead of evictions.
+ */
+export function resolveOpenFilesBound(setting: number | 'auto', options: FileBudgetOptions): OpenFilesBound {
+  const budget = openFilesBudget(options);
+  if (setting === 'auto') return { max: budget, source: 'auto', limit: options.limit, budget };
+  if (setting > budget) return { max: budget, source: 'clamped', limit: options.limit, budget };
+  return { max: setting, source: 'configured', limit: options.limit, budget };
+}
+
+/**
+ * True for the error of an open that ran out of descriptors: SQLite reports it as CANTOPEN, Node's
+ * fs as EMFILE/ENFILE, the projections' readers as OutOfDescriptorsError.
+ */
+export function isOutOfDescriptors(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    code === 'SQLITE_CANTOPEN' || code === 'EMFILE' || code === 'ENFILE' || code === 'out_of_descriptors'
+  );
+}

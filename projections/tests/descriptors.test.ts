@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isOutOfDescriptors,
+  OutOfDescriptorsError,
+  openFileLimit,
+  openFilesBudget,
+  resolveOpenFilesBound,
+} from '../src/index.ts';
+
+// Cache bounds from the descriptor limit (src/descriptors.ts): three descriptors per open file.
+const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
+Max cpu time              unlimited            unlimited            seconds
+Max open files            20000                65536                files
+Max locked memory         8388608              8388608              bytes
+`;
+
+describe('openFileLimit', () => {
+  it.each([
+    ['the soft limit of /proc/self/limits', LIMITS, 20_000],
+    ['unlimited', LIMITS.replace('20000', 'unlimited'), Number.MAX_SAFE_INTEGER],
+    ['no such line', 'Max cpu time unlimited unlimited seconds\n', undefined],
+    ['a value that is not a number', LIMITS.replace('20000', 'lots'), undefined],
+  ])('%s', (_name, text, expected) => {
+    expect(openFileLimit(text)).toBe(expected);
+  });
+
+  it("reads this process's own limit on Linux", () => {
+    expect(openFileLimit()).toBeGreaterThan(0);
+  });
+});
+
+describe('openFilesBudget', () => {
+  it.each([
+    // limit, reserve, files
+    [20_000, 2048, 5984],
+    [20_000, 512, 6496],
+    [1024, 512, 170],
+    // a low limit keeps half for files whatever the reserve asks
+    [64, 512, 10],
+    [3, 512, 1],
+    [undefined, 512, 170],
+  ])('limit %s, reserve %s → %s files', (limit, reserve, files) => {
+    expect(openFilesBudget({ limit, reserve })).toBe(files);
+  });
+});
+
+describe('resolveOpenFilesBound', () => {
+  const options = { limit: 1024, reserve: 512 };
+  it('auto is the budget', () => {
+    expect(resolveOpenFilesBound('auto', options)).toEqual({
+      max: 170,
+      source: 'auto',
+      limit: 1024,
+      budget: 170,
+    });
+  });
+  it('a number within the budget is kept', () => {
+    expect(resolveOpenFilesBound(100, options)).toMatchObject({ max: 100, source: 'configured' });
+  });
+  it('a number above the budget is cut to it', () => {
+    expect(resolveOpenFilesBound(10_000, options)).toMatchObject({ max: 170, source: 'clamped' });
+  });
+});
+
+describe('isOutOfDescriptors', () => {
+  it.each([
+    [{ code: 'SQLITE_CANTOPEN' }, true],
+    [{ code: 'EMFILE' }, true],
+    [{ code: 'ENFILE' }, true],
+    [new OutOfDescriptorsError('/x.sqlite'), true],
+    [{ code: 'SQLITE_BUSY' }, false],
+    [new Error('boom'), false],
+    [null, false],
+  ])('%o → %s', (error, expected) => {
+    expect(isOutOfDescriptors(error)).toBe(expected);
+  });
+});
