@@ -199,7 +199,9 @@ async function main() {
   const perEventSeconds = (performance.now() - perEventStart) / 1000;
   store.close();
 
-  await admin.deleteTopics({ topics }).catch(() => {});
+  // Also the control topics the worker's subscription made the broker auto-create (api_keys, ...).
+  const created = (await admin.listTopics()).filter((topic) => topic.startsWith(`${prefix}.`));
+  await admin.deleteTopics({ topics: [...new Set([...topics, ...created])] }).catch(() => {});
   await admin.disconnect();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(perEventDir, { recursive: true, force: true });

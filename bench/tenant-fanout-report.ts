@@ -28,7 +28,9 @@ export interface ReportInput {
     readonly kernel: string;
     readonly node: string;
     readonly nofile: NofileLimit;
-    readonly childrenNofile: unknown;
+    readonly childrenNofile:
+      | 'inherited'
+      | { readonly soft: number; readonly hard: number; readonly via: string };
     readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
   };
   readonly code: { readonly commit: string; readonly uncommitted: readonly string[] };
@@ -135,7 +137,7 @@ export function renderReport(input: ReportInput) {
   const children =
     typeof machine.childrenNofile === 'string'
       ? 'the same (inherited)'
-      : `${JSON.stringify(machine.childrenNofile)}`;
+      : `set with \`${machine.childrenNofile.via}\``;
   const childLimit = cases.find((r) => r.ingest.nofile)?.ingest.nofile;
   const env = Object.entries(inputs.environment);
   const markdown = `# Tenant fan-out benchmark — ${input.date}

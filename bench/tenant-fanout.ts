@@ -230,7 +230,7 @@ async function main() {
     node: process.version,
     nofile: nofileLimit(),
     childrenNofile:
-      nofile === undefined ? 'inherited' : { soft: nofile, hard: nofile, via: launcher.join(' ') },
+      nofile === undefined ? ('inherited' as const) : { soft: nofile, hard: nofile, via: launcher.join(' ') },
     loadAverage: { start: loadStart.map(round), end: loadavg().map(round) },
   };
   const inputs = {

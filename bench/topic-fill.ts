@@ -20,8 +20,10 @@ export async function fillTopics(kafka: Kafka, events: Iterable<EncodedEvent>): 
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   let bytes = 0;
-  // Record batches stay under the broker's 1 MB message.max.bytes: ~200 events per send, 8 in flight.
+  // Record batches stay under the broker's 1 MB message.max.bytes: at most 200 events and 900 KB
+  // per send (all in one topic when a run of one table comes, e.g. a site per company), 8 in flight.
   let pending: EncodedEvent[] = [];
+  let pendingBytes = 0;
   const inFlight = new Set<Promise<unknown>>();
   const flush = async () => {
     const byTopic = new Map<string, { key: string; value: string }[]>();
@@ -31,6 +33,7 @@ export async function fillTopics(kafka: Kafka, events: Iterable<EncodedEvent>): 
       byTopic.set(e.topic, list);
     }
     pending = [];
+    pendingBytes = 0;
     const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
     const send = producer.sendBatch({ acks: 1, topicMessages });
     inFlight.add(send);
@@ -39,9 +42,11 @@ export async function fillTopics(kafka: Kafka, events: Iterable<EncodedEvent>): 
   };
   try {
     for (const e of events) {
-      bytes += e.value.length + e.key.length;
+      const size = Buffer.byteLength(e.value) + Buffer.byteLength(e.key);
+      bytes += size;
+      pendingBytes += size;
       pending.push(e);
-      if (pending.length >= 200) await flush();
+      if (pending.length >= 200 || pendingBytes >= 900 * 1024) await flush();
     }
     await flush();
     await Promise.all(inFlight);
