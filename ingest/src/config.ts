@@ -59,6 +59,13 @@ export const ConfigSchema = z.object({
   /** Bytes per fetch response; kafkajs copies each response once (16 MiB: less copying than 64). */
   INGEST_FETCH_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   INGEST_SESSION_TIMEOUT_MS: int(6000, 300_000).default(30_000),
+  /**
+   * Tombstones (the deletions feed, GET /v1/deletions) are kept at least this long, then pruned;
+   * the api answers an older filter[deleted_since] with 410 (ingest/README.md, "Tombstone retention").
+   */
+  INGEST_TOMBSTONE_RETENTION_S: int(1, 10 * 365 * 86_400).default(35 * 86_400),
+  /** How often a prune pass runs (the first one interval after start); 0 = never prune. */
+  INGEST_TOMBSTONE_PRUNE_INTERVAL_S: int(0, 7 * 86_400).default(3_600),
 });
 
 type Parsed = z.infer<typeof ConfigSchema>;

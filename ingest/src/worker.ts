@@ -17,6 +17,7 @@ import {
 import type { Logger } from 'pino';
 import { createPipeline } from './apply/pipeline.ts';
 import { createThreadedSink } from './apply/threaded-sink.ts';
+import { startTombstonePruner } from './apply/tombstone-pruner.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
@@ -96,6 +97,17 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     // Exactly one writer: the store lives either in the apply thread or on this thread.
     const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;
     const store = threaded ? undefined : ProjectionStore.open(storeOptions);
+    // Tombstone retention, through the same writer, in steps between batches.
+    const pruner = startTombstonePruner({
+      step: async (options, cursor) => {
+        if (threaded) return threaded.pruneTombstones(options, cursor);
+        if (store) return store.pruneTombstones(options, cursor);
+        throw new Error('no projection writer');
+      },
+      retentionMs: config.INGEST_TOMBSTONE_RETENTION_S * 1000,
+      intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
+      logger: logger.child({ component: 'prune' }),
+    });
     try {
       const decoder = createDecoder({
         topicPrefix: config.INGEST_TOPIC_PREFIX,
@@ -140,6 +152,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     } finally {
       clearInterval(watch);
       stopped.signal.removeEventListener('abort', onStop);
+      await pruner.stop();
       store?.close();
       await threaded?.close();
     }

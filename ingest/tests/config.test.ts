@@ -14,9 +14,27 @@ describe('parseConfig', () => {
       INGEST_MAX_BATCH_EVENTS: 2_000,
       INGEST_FROM_BEGINNING: true,
       INGEST_DECIMAL_MODE: 'precise',
+      INGEST_TOMBSTONE_RETENTION_S: 35 * 86_400,
+      INGEST_TOMBSTONE_PRUNE_INTERVAL_S: 3_600,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.INGEST_KAFKA_BROKERS)).toBe(true);
+  });
+
+  it('tombstone retention: seconds, at least 1; the prune interval 0 turns pruning off', () => {
+    const config = parseConfig({
+      ...base,
+      INGEST_TOMBSTONE_RETENTION_S: '3',
+      INGEST_TOMBSTONE_PRUNE_INTERVAL_S: '0',
+    });
+    expect(config.INGEST_TOMBSTONE_RETENTION_S).toBe(3);
+    expect(config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S).toBe(0);
+    expect(() => parseConfig({ ...base, INGEST_TOMBSTONE_RETENTION_S: '0' })).toThrow(
+      /INGEST_TOMBSTONE_RETENTION_S/,
+    );
+    expect(() => parseConfig({ ...base, INGEST_TOMBSTONE_PRUNE_INTERVAL_S: '1h' })).toThrow(
+      /INGEST_TOMBSTONE_PRUNE_INTERVAL_S/,
+    );
   });
 
   it('ignores variables outside its INGEST_ namespace', () => {

@@ -18,6 +18,8 @@ port.on('message', (request: ThreadRequest) => {
     if (request.type === 'close') {
       store.close();
       response = { id: request.id, result: null };
+    } else if (request.type === 'prune') {
+      response = { id: request.id, pruned: store.pruneTombstones(request.options, request.cursor) };
     } else {
       response = {
         id: request.id,

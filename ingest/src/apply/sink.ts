@@ -4,16 +4,27 @@
  * and applying use both cores. Keeping the seam this small lets the pipeline be shared by the
  * Kafka worker, the replay command and the benchmark.
  */
-import type { ApplyOptions, BatchResult, Change } from '@pda/projections';
+import type {
+  ApplyOptions,
+  BatchResult,
+  Change,
+  PruneCursor,
+  PruneOptions,
+  PruneStep,
+} from '@pda/projections';
 
 export interface ApplySink {
   /** Applies and commits synchronously: when it returns, every SQLite transaction has committed. */
   applyBatch(changes: readonly Change[], options?: ApplyOptions): BatchResult;
+  /** One bounded step of a tombstone prune pass (tombstone-pruner.ts), by the same writer. */
+  pruneTombstones(options: PruneOptions, cursor?: PruneCursor): PruneStep;
   close(): void;
 }
 
 export interface AsyncApplySink {
   /** Resolves when every SQLite transaction of the batch has committed; rejects if none is known to. */
   applyBatch(changes: readonly Change[], options?: ApplyOptions): Promise<BatchResult>;
+  /** One prune step, queued in order with the batches (the apply thread is the one writer). */
+  pruneTombstones(options: PruneOptions, cursor?: PruneCursor): Promise<PruneStep>;
   close(): Promise<void>;
 }

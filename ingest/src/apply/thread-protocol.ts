@@ -1,5 +1,5 @@
 /** Messages between the main thread and the apply thread (structured-cloned plain objects). */
-import type { BatchResult, DeadLetter } from '@pda/projections';
+import type { BatchResult, DeadLetter, PruneCursor, PruneOptions, PruneStep } from '@pda/projections';
 import type { SerializedError } from './thread-error.ts';
 import type { WireBatch } from './wire.ts';
 
@@ -11,8 +11,15 @@ export type ThreadRequest =
       readonly deadLetters: readonly DeadLetter[];
       readonly sourceCurrentAtMs?: number;
     }
+  | {
+      readonly id: number;
+      readonly type: 'prune';
+      readonly options: PruneOptions;
+      readonly cursor: PruneCursor | undefined;
+    }
   | { readonly id: number; readonly type: 'close' };
 
 export type ThreadResponse =
   | { readonly id: number; readonly result: BatchResult | null }
+  | { readonly id: number; readonly pruned: PruneStep }
   | { readonly id: number; readonly error: SerializedError };

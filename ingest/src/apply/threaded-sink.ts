@@ -6,7 +6,13 @@
  * and the next batch starts a fresh thread.
  */
 import { Worker } from 'node:worker_threads';
-import type { ApplyOptions, BatchResult, Change, ProjectionStoreOptions } from '@pda/projections';
+import type {
+  ApplyOptions,
+  Change,
+  ProjectionStoreOptions,
+  PruneCursor,
+  PruneOptions,
+} from '@pda/projections';
 import type { AsyncApplySink } from './sink.ts';
 import { deserializeError } from './thread-error.ts';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
@@ -24,7 +30,7 @@ const APPLY_THREAD_YOUNG_GENERATION_MB = 192;
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 interface Pending {
-  resolve(result: BatchResult | null): void;
+  resolve(response: ThreadResponse): void;
   reject(error: Error): void;
 }
 
@@ -48,7 +54,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
       const p = pending.get(response.id);
       pending.delete(response.id);
       if ('error' in response) p?.reject(deserializeError(response.error));
-      else p?.resolve(response.result);
+      else p?.resolve(response);
     });
     w.on('error', (error) => failAll(error));
     w.on('exit', (code) => {
@@ -59,7 +65,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
     return w;
   }
 
-  function send(request: WithoutId<ThreadRequest>): Promise<BatchResult | null> {
+  function send(request: WithoutId<ThreadRequest>): Promise<ThreadResponse> {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
@@ -75,7 +81,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
       } catch (error) {
         throw new Error(`apply thread: batch cannot be sent: ${(error as Error).message}`);
       }
-      const result = await send({
+      const response = await send({
         type: 'apply',
         changes: wire,
         deadLetters: applyOptions.deadLetters ?? [],
@@ -83,8 +89,13 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
           ? { sourceCurrentAtMs: applyOptions.sourceCurrentAtMs }
           : {}),
       });
-      if (!result) throw new Error('apply thread returned no result');
-      return result;
+      if (!('result' in response) || !response.result) throw new Error('apply thread returned no result');
+      return response.result;
+    },
+    async pruneTombstones(pruneOptions: PruneOptions, cursor?: PruneCursor) {
+      const response = await send({ type: 'prune', options: pruneOptions, cursor });
+      if (!('pruned' in response)) throw new Error('apply thread returned no prune step');
+      return response.pruned;
     },
     async close() {
       if (!worker) return;

@@ -7,7 +7,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-const VOLATILE = new Set(['_changed_us', 'last_changed_us', 'recorded_at_ms', 'last_batch_at_ms', 'seq']);
+const VOLATILE = new Set([
+  '_changed_us',
+  'last_changed_us',
+  'tombstones_since_us',
+  'recorded_at_ms',
+  'last_batch_at_ms',
+  'seq',
+]);
 // routes._src_lsn records the change at which a row was first routed: with a different arrival
 // order that is a different (equally valid) change of the same row.
 const VOLATILE_IN: Record<string, string> = { routes: '_src_lsn' };
