@@ -40,6 +40,11 @@ export const ConfigSchema = z.object({
    * the descriptor limit allows after a reserve; a number above that is cut to it (logged at start).
    */
   INGEST_MAX_OPEN_COMPANIES: z.union([z.literal('auto'), int(1, 10_000_000)]).default('auto'),
+  /**
+   * Close a company file no batch wrote to for this many seconds (0 = never): a rarely changing
+   * tenant then holds no descriptors, memory or WAL between its changes.
+   */
+  INGEST_IDLE_CLOSE_S: int(0, 86_400).default(120),
   /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */
   INGEST_APPLY_THREAD: bool.default(true),
   /**

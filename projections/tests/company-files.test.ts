@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CompanyFiles } from '../src/apply/company-files.ts';
-import { ProjectionStore } from '../src/index.ts';
+import { openCompanyReader, ProjectionStore } from '../src/index.ts';
 import { companyPath } from '../src/paths.ts';
 import { makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { fixedClock, id, tempDataDir } from './helpers.ts';
@@ -65,8 +65,46 @@ describe('CompanyFiles', () => {
     for (let n = 1; n <= 3; n++) {
       const result = store.applyBatch(sites(n));
       expect(result.applied).toBe(6);
-      expect(result.files).toEqual({ opened: 2, evicted: 2, open: 4, max: 4 });
+      expect(result.files).toEqual({ opened: 2, evicted: 2, closedIdle: 0, open: 4, max: 4 });
     }
     store.close();
+  });
+
+  it('closes the files no batch wrote to for the idle time, with their -wal and -shm; others stay open', () => {
+    const dir = tempDataDir();
+    let now = 1_000_000;
+    const store = ProjectionStore.open({
+      dataDir: dir,
+      maxOpenCompanies: 10,
+      clockUs: fixedClock(),
+      idleCloseMs: 60_000,
+      nowMs: () => now,
+    });
+    let lsn = 1;
+    const [quiet, busy] = [id(1), id(2)];
+    store.applyBatch(
+      [quiet, busy].map((c) => makeUpsert('companies', sampleRow('companies', { id: c }), lsn++)),
+    );
+    const site = (company: string, n: number) =>
+      makeUpsert('sites', sampleRow('sites', { id: id(100 + n), company_id: company }), lsn++);
+    store.applyBatch([site(quiet, 1), site(busy, 2)]);
+    expect(existsSync(`${companyPath(dir, quiet)}-wal`)).toBe(true);
+
+    now += 40_000;
+    expect(store.applyBatch([site(busy, 3)]).files).toMatchObject({ closedIdle: 0, open: 2 });
+    now += 30_000; // quiet: 70 s without a write; busy: 30 s
+    expect(store.applyBatch([site(busy, 4)]).files).toMatchObject({ closedIdle: 1, open: 1 });
+    expect(existsSync(`${companyPath(dir, quiet)}-wal`)).toBe(false);
+    expect(existsSync(`${companyPath(dir, quiet)}-shm`)).toBe(false);
+    expect(existsSync(`${companyPath(dir, busy)}-wal`)).toBe(true);
+
+    // The quiet tenant changes again: reopened, nothing lost.
+    const result = store.applyBatch([site(quiet, 5)]);
+    expect(result.files).toMatchObject({ opened: 1, closedIdle: 0, open: 2 });
+    expect(result.applied).toBe(1);
+    store.close();
+    const db = openCompanyReader(dir, quiet);
+    expect(db.prepare('SELECT count(*) FROM sites').pluck().get()).toBe(2);
+    db.close();
   });
 });

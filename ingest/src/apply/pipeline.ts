@@ -116,6 +116,7 @@ export function createPipeline(deps: {
     if (result) {
       metrics.companyFilesOpened.inc(result.files.opened);
       metrics.companyFilesEvicted.inc(result.files.evicted);
+      metrics.companyFilesClosedIdle.inc(result.files.closedIdle);
       metrics.openCompanyFiles.set(result.files.open);
       metrics.openCompanyFilesMax.set(result.files.max);
     }

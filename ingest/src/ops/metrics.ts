@@ -14,6 +14,7 @@ export interface IngestMetrics {
   /** The writer's cache of open company files (fed from each batch's result). */
   readonly companyFilesOpened: Counter;
   readonly companyFilesEvicted: Counter;
+  readonly companyFilesClosedIdle: Counter;
   readonly openCompanyFiles: Gauge;
   readonly openCompanyFilesMax: Gauge;
   /** Source commit time (ms) of the last applied change; freshness is computed at scrape time. */
@@ -64,6 +65,11 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
     companyFilesEvicted: new Counter({
       name: 'pda_ingest_company_files_evicted_total',
       help: 'Company files closed to make room in the writer cache (batches wider than the bound)',
+      registers: [registry],
+    }),
+    companyFilesClosedIdle: new Counter({
+      name: 'pda_ingest_company_files_closed_idle_total',
+      help: 'Company files closed because no batch wrote to them for INGEST_IDLE_CLOSE_S',
       registers: [registry],
     }),
     openCompanyFiles: new Gauge({

@@ -62,6 +62,7 @@ export function applyBatch(
     tally,
   );
   const controlDone = performance.now();
+  files.closeIdle();
   const after = files.counts();
 
   for (const change of plan.skipped) tally.count(change.table, 'skipped');
@@ -75,6 +76,7 @@ export function applyBatch(
     files: {
       opened: after.opened - before.opened,
       evicted: after.evicted - before.evicted,
+      closedIdle: after.closedIdle - before.closedIdle,
       open: after.open,
       max: after.max,
     },

@@ -9,6 +9,8 @@ export interface FileCacheCounts {
   readonly opened: number;
   /** Files closed to make room (each close checkpoints the file, ~1 ms). */
   readonly evicted: number;
+  /** Files closed because no batch wrote to them for the idle time (their WAL and -shm go too). */
+  readonly closedIdle: number;
   /** Files open now. */
   readonly open: number;
   /** The bound. */
@@ -23,24 +25,47 @@ export interface FileCacheCounts {
  * files first (`isOpen`), so only the companies beyond the bound are reopened. Whatever leaves the
  * cache (evicted, cleared) is closed.
  */
+export interface IdleClose {
+  /** Close files no batch wrote to for this long (0: never). */
+  readonly afterMs: number;
+  readonly nowMs: () => number;
+}
+
 export class CompanyFiles {
   readonly #open: LRUCache<string, CompanyFile>;
   readonly #dataDir: string;
   readonly #max: number;
   readonly #clock: ClockUs;
+  readonly #idle: IdleClose;
+  /** When each open file was last handed out (ms, `idle.nowMs`). */
+  readonly #usedAt = new Map<string, number>();
   #opened = 0;
   #evicted = 0;
+  #closedIdle = 0;
 
-  constructor(dataDir: string, max: number, clock: ClockUs) {
+  constructor(
+    dataDir: string,
+    max: number,
+    clock: ClockUs,
+    idle: IdleClose = { afterMs: 0, nowMs: Date.now },
+  ) {
     this.#dataDir = dataDir;
     this.#max = Math.max(1, max);
     this.#clock = clock;
+    this.#idle = idle;
     // The cache never evicts by itself: get() makes room first (#evictOne), so the bound holds.
-    this.#open = new LRUCache<string, CompanyFile>({ max: this.#max, dispose: (file) => file.close() });
+    this.#open = new LRUCache<string, CompanyFile>({
+      max: this.#max,
+      dispose: (file, companyId) => {
+        this.#usedAt.delete(companyId);
+        file.close();
+      },
+    });
   }
 
   /** Opens (creating and migrating if needed) the company's file; it becomes the most recent. */
   get(companyId: string): CompanyFile {
+    if (this.#idle.afterMs > 0) this.#usedAt.set(companyId, this.#idle.nowMs());
     const open = this.#open.get(companyId);
     if (open) return open;
     // Close the oldest before opening: the bound is on open files, never exceeded even briefly.
@@ -62,7 +87,32 @@ export class CompanyFiles {
   }
 
   counts(): FileCacheCounts {
-    return { opened: this.#opened, evicted: this.#evicted, open: this.#open.size, max: this.#max };
+    return {
+      opened: this.#opened,
+      evicted: this.#evicted,
+      closedIdle: this.#closedIdle,
+      open: this.#open.size,
+      max: this.#max,
+    };
+  }
+
+  /**
+   * Closes the files no batch wrote to for the idle time: a tenant that changes rarely then costs
+   * no descriptor, no memory and no WAL on disk between its changes (closing checkpoints the file
+   * and removes its -wal and -shm), at the price of one open when it changes again.
+   */
+  closeIdle(): number {
+    if (this.#idle.afterMs <= 0) return 0;
+    const before = this.#idle.nowMs() - this.#idle.afterMs;
+    const idle: string[] = [];
+    // Least recently used first: the first file used since `before` ends the idle ones.
+    for (const companyId of this.#open.rkeys()) {
+      if ((this.#usedAt.get(companyId) ?? 0) > before) break;
+      idle.push(companyId);
+    }
+    for (const companyId of idle) this.#open.delete(companyId);
+    this.#closedIdle += idle.length;
+    return idle.length;
   }
 
   /**

@@ -22,6 +22,11 @@ export interface ProjectionStoreOptions {
    * EMFILE the store gives back half of its open files and retries.
    */
   readonly maxOpenCompanies?: number;
+  /**
+   * Close a company file when no batch wrote to it for this long (ms; 0 or absent: never), checked
+   * after each batch: rarely changing tenants then hold no descriptor and no WAL between changes.
+   */
+  readonly idleCloseMs?: number;
   /** Source of change times in µs since the epoch (tests inject one). Default: wall clock. */
   readonly clockUs?: ClockUs;
   /** Wall clock in ms for ingest_state and dead letters (tests inject one). */
@@ -58,7 +63,10 @@ export class ProjectionStore {
     const max =
       options.maxOpenCompanies ??
       resolveOpenFilesBound('auto', { limit: openFileLimit(), reserve: WRITER_DESCRIPTOR_RESERVE }).max;
-    this.#files = new CompanyFiles(options.dataDir, max, clock);
+    this.#files = new CompanyFiles(options.dataDir, max, clock, {
+      afterMs: options.idleCloseMs ?? 0,
+      nowMs: this.#nowMs,
+    });
   }
 
   /** Creates the data directory and control.sqlite if needed and migrates it. */
