@@ -145,9 +145,9 @@ describe('filter[updated_since]', () => {
   });
 });
 
-// docs/public-data-api-v1.md, "Deletions": a deleted contact or category is not in the deletions
-// feed (not an exported resource, or not only one); it changes its parent's representation, so the
-// parent is exported again by filter[updated_since] with the relation gone.
+// docs/public-data-api-v1.md, "Deletions" 4: a deleted contact (not in the deletions feed: part of a
+// site) or category (in the feed as itself) changes its parent's representation, so the parent is
+// exported again by filter[updated_since] with the relation gone.
 describe('a deleted relation moves its parent', () => {
   let relDir: string;
   let relApp: FastifyInstance;
