@@ -1,6 +1,6 @@
 """Schemathesis hooks for scripts/contract-checks.sh (loaded through SCHEMATHESIS_HOOKS).
 
-Two narrow exceptions, everything else is judged by `--checks all` as is:
+Three narrow exceptions, everything else is judged by `--checks all` as is:
 
 `cursor` is an opaque value signed by the server (HMAC, bound to company, sort and filters;
 docs/decisions/0003-keyset-cursors.md). A string that matches the parameter's schema but was not
@@ -15,6 +15,13 @@ parameter's description in api/openapi.yaml): "each field at most once" is not e
 the parameter's pattern without back-references, which test generators do not support. Only a
 positive-data rejection whose response is 400 `invalid_parameter` naming `sort`, for a request
 whose `sort` really repeats a field, is dropped. api/tests/parameters.test.ts covers the answer.
+
+`filter[deleted_since]` of GET /v1/deletions is valid only from the company file's retention
+horizon on (its creation, or the last prune: docs/decisions/0009-deletions-feed-and-retention.md):
+an older schema-valid time is answered with the documented `410 sync_window_expired`, never an
+incomplete list. The horizon is server state no schema can express, so only a positive-data
+rejection answered 410 `sync_window_expired` for a request that carried `filter[deleted_since]`
+is dropped. api/tests/deletions.test.ts and test/deletions.e2e.test.ts cover the answer.
 """
 
 import json
@@ -40,10 +47,14 @@ def _repeats_a_sort_field(query):
 
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
-    if not isinstance(failure, RejectedPositiveData) or response.status_code != 400:
+    if not isinstance(failure, RejectedPositiveData):
         return True
     query = case.query or {}
     code = _response_code(response)
+    if response.status_code == 410:
+        return not ("filter[deleted_since]" in query and code == "sync_window_expired")
+    if response.status_code != 400:
+        return True
     if "cursor" in query and code == "invalid_cursor":
         return False
     if code == "invalid_parameter" and _repeats_a_sort_field(query):
