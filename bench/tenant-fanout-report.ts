@@ -21,6 +21,8 @@ export interface CaseResult {
 
 export interface ReportInput {
   readonly date: string;
+  /** The script and its arguments as run. */
+  readonly command: string;
   readonly machine: {
     readonly cpu: string;
     readonly cores: number;
@@ -139,36 +141,53 @@ export function renderReport(input: ReportInput) {
       ? 'the same (inherited)'
       : `set with \`${machine.childrenNofile.via}\``;
   const childLimit = cases.find((r) => r.ingest.nofile)?.ingest.nofile;
-  const env = Object.entries(inputs.environment);
-  const markdown = `# Tenant fan-out benchmark — ${input.date}
+  const shares = Object.entries(inputs.biggestTenantShare)
+    .map(([k, v]) => `${k} ${fmt(v * 100, v < 0.01 ? 2 : 1)} %`)
+    .join(', ');
+  const env = Object.entries(inputs.environment).map(([k, v]) => `\`${k}=${v}\``);
+  const changed = code.uncommitted.map((f) => `\`${f}\``).join(', ');
+  const { ingest10Companies: ingestPeer, api1Company: apiPeer } = peers;
 
-Run with \`pnpm --filter @pda/bench exec node tenant-fanout.ts --size ${inputs.size}\` (bench/README.md). Not a test; every figure below is as measured, nothing edited.
-
-**Machine:** ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GiB RAM, Linux ${machine.kernel}, Node ${machine.node}. Descriptor limit (RLIMIT_NOFILE) of the benchmark: ${limit(machine.nofile)}; of the ingest and api children: ${children}${childLimit ? ` (read from /proc: ${limit(childLimit)})` : ''}. Load average (1/5/15 min) ${machine.loadAverage.start.join(' / ')} at the start, ${machine.loadAverage.end.join(' / ')} at the end: the load generator, Kafka and both children share these cores with anything else running.
-
-**Code:** commit ${code.commit}${code.uncommitted.length > 0 ? `, with uncommitted changes to ${code.uncommitted.map((f) => `\`${f}\``).join(', ')} (the working tree was measured)` : ''}.
-
-**Inputs:** per case, fresh topics on the stack's Kafka with real-shaped Debezium events (JsonConverter with inline schemas, as the shipped connector writes them): a \`companies\` row per company, one API key (\`sites:read\`) and its grant of every company (setup: 2 × companies + 1 events), then ${fmt(inputs.dataEventsPerCase)} change events (one site per company first, then 40 % sites, 15 % services, 15 % site contacts, 10 % each equipment, consumables, categories; 80 % creates, 20 % updates), companies drawn by the spread: uniform, or Zipf with s = ${inputs.zipfExponent} (the biggest tenant's share: ${Object.entries(
-    inputs.biggestTenantShare,
-  )
-    .map(([k, v]) => `${k} ${fmt(v * 100, 1)} %`)
-    .join(
-      ', ',
-    )}). Ingest: the real worker (its defaults, log level warn) in a child process from a new consumer group into a fresh data directory; **steady** = change events per second from the first applied chunk on (setup events are applied inside that window but not counted). Peak RSS is the process's VmHWM; descriptors (\`/proc/<pid>/fd\`) and disk are read once every event is handled, with the worker still running and its files open; disk is allocated bytes (what du counts). Api: a child process on that directory, \`${inputs.request}\` with the multi-company key, \`X-Service-Company\` drawn per request from the same spread, autocannon ${inputs.connections} connections, ${inputs.durationSeconds} s after ${inputs.warmupSeconds} s of warm-up; RSS (now / peak) and descriptors at the end.${env.length > 0 ? ` Settings from the environment (both children inherit them): ${env.map(([k, v]) => `\`${k}=${v}\``).join(', ')}.` : ''}
-
-**Peers** (same run, same events and duration), each measured first and again last: ingest over 10 companies uniform, ${peers.ingest10Companies.steadyEventsPerSecond.map((x) => fmt(x)).join(' and ')} events/s (drift ${drift(peers.ingest10Companies.steadyEventsPerSecond)}); the api over 1 company, ${peers.api1Company.requestsPerSecond.map((x) => fmt(x)).join(' and ')} req/s (drift ${drift(peers.api1Company.requestsPerSecond)}), p99 ${peers.api1Company.p99Ms.join(' and ')} ms. Ratios are to the mean of the two runs. **Total run time:** ${fmt(input.totalSeconds / 60, 1)} min.
-
-## Ingest
-
-| companies | spread | | company files | steady events/s | × 10-company peer | start-up s | peak RSS MB | open fds | writer files opened / evicted | \`*.sqlite\` / \`*-wal\` / \`*-shm\` MB | company file KB (median / max) | with its -wal, -shm KB (median / max) | warnings | errors |
-|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|
-${ingestRows.join('\n')}
-
-## Api
-
-| companies | spread | | req/s | × 1-company peer | p50 ms | p99 ms | p99 × peer | RSS MB (now / peak) | open fds | requests | errors |
-|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|
-${apiRows.join('\n')}
-`;
+  const paragraphs = [
+    `# Tenant fan-out benchmark — ${input.date}`,
+    `Run with \`pnpm --filter @pda/bench exec node ${input.command}\` (bench/README.md). Not a test; every figure below is as measured, nothing edited.`,
+    `**Machine:** ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GiB RAM, Linux ${machine.kernel}, Node ${machine.node}. ` +
+      `Descriptor limit (RLIMIT_NOFILE) of the benchmark: ${limit(machine.nofile)}; of the ingest and api children: ${children}` +
+      `${childLimit ? ` (read from /proc: ${limit(childLimit)})` : ''}. ` +
+      `Load average (1/5/15 min) ${machine.loadAverage.start.join(' / ')} at the start, ${machine.loadAverage.end.join(' / ')} at the end: ` +
+      'the load generator, Kafka and both children share these cores with anything else running.',
+    `**Code:** commit ${code.commit}${changed ? `, with uncommitted changes to ${changed} (the working tree was measured)` : ''}.`,
+    `**Inputs:** per case, fresh topics on the stack's Kafka with real-shaped Debezium events (JsonConverter with inline schemas, as the shipped connector writes them): ` +
+      'a `companies` row per company, one API key (`sites:read`) and its grant of every company (setup: 2 × companies + 1 events), ' +
+      `then ${fmt(inputs.dataEventsPerCase)} change events (one site per company first, then 40 % sites, 15 % services, 15 % site contacts, ` +
+      '10 % each equipment, consumables, categories; 80 % creates, 20 % updates), companies drawn by the spread: ' +
+      `uniform, or Zipf with s = ${inputs.zipfExponent} (the biggest tenant's share: ${shares}). ` +
+      'Ingest: the real worker (its defaults, log level warn) in a child process from a new consumer group into a fresh data directory; ' +
+      '**steady** = change events per second from the first applied chunk on (setup events are applied inside that window but not counted). ' +
+      "Peak RSS is the process's VmHWM; descriptors (`/proc/<pid>/fd`) and disk are read once every event is handled, " +
+      'with the worker still running and its files open; disk is allocated bytes (what du counts). ' +
+      `Api: a child process on that directory, \`${inputs.request}\` with the multi-company key, \`X-Service-Company\` drawn per request from the same spread, ` +
+      `autocannon ${inputs.connections} connections, ${inputs.durationSeconds} s after ${inputs.warmupSeconds} s of warm-up; RSS (now / peak) and descriptors at the end.` +
+      (env.length > 0
+        ? ` Settings from the environment (both children inherit them): ${env.join(', ')}.`
+        : ''),
+    '**Peers** (same run, same events and duration), each measured first and again last: ' +
+      `ingest over 10 companies uniform, ${ingestPeer.steadyEventsPerSecond.map((x) => fmt(x)).join(' and ')} events/s (drift ${drift(ingestPeer.steadyEventsPerSecond)}); ` +
+      `the api over 1 company, ${apiPeer.requestsPerSecond.map((x) => fmt(x)).join(' and ')} req/s (drift ${drift(apiPeer.requestsPerSecond)}), ` +
+      `p99 ${apiPeer.p99Ms.join(' and ')} ms. Ratios are to the mean of the two runs. **Total run time:** ${fmt(input.totalSeconds / 60, 1)} min.`,
+    '## Ingest',
+    [
+      '| companies | spread | | company files | steady events/s | × 10-company peer | start-up s | peak RSS MB | open fds | writer files opened / evicted | `*.sqlite` / `*-wal` / `*-shm` MB | company file KB (median / max) | with its -wal, -shm KB (median / max) | warnings | errors |',
+      '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|',
+      ...ingestRows,
+    ].join('\n'),
+    '## Api',
+    [
+      '| companies | spread | | req/s | × 1-company peer | p50 ms | p99 ms | p99 × peer | RSS MB (now / peak) | open fds | requests | errors |',
+      '|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|',
+      ...apiRows,
+    ].join('\n'),
+  ];
+  const markdown = `${paragraphs.join('\n\n')}\n`;
   return { markdown, peers, cases };
 }

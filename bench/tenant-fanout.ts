@@ -189,6 +189,8 @@ function gitState() {
 async function main() {
   const runStart = performance.now();
   const loadStart = loadavg();
+  // The code measured: read before the first case (files edited during the run are not in it).
+  const code = gitState();
   await admin.connect();
   const peers: CaseDef[] = [
     { companies: 1, spread: 'uniform', role: 'peer' },
@@ -239,7 +241,9 @@ async function main() {
     spreads,
     zipfExponent: ZIPF_S,
     biggestTenantShare: Object.fromEntries(
-      companyCounts.flatMap((c) => spreads.map((s) => [`${c} ${s}`, round(biggestShare(s, c))])),
+      companyCounts.flatMap((c) =>
+        spreads.map((s) => [`${c} ${s}`, Math.round(biggestShare(s, c) * 10_000) / 10_000]),
+      ),
     ),
     dataEventsPerCase: dataEvents,
     format: 'JsonConverter schemas.enable=true (as shipped)',
@@ -251,9 +255,16 @@ async function main() {
     ),
   };
   const totalSeconds = round((performance.now() - runStart) / 1000);
-  const code = gitState();
-  const out = args.report ?? join(import.meta.dirname, 'results', `tenant-fanout-${date}.md`);
-  const document = renderReport({ date, machine, code, inputs, results, totalSeconds });
+  // tenant-fanout-<date>.md is the default quick run's; other sizes and options get their own name.
+  const custom = ['companies', 'events', 'spread', 'nofile', 'duration', 'warmup', 'connections'].some(
+    (option) => process.argv.some((a) => a === `--${option}` || a.startsWith(`--${option}=`)),
+  );
+  const variant = [args.size === 'full' ? 'full' : '', custom ? 'custom' : ''].filter(Boolean).join('-');
+  const out =
+    args.report ??
+    join(import.meta.dirname, 'results', `tenant-fanout-${variant ? `${variant}-` : ''}${date}.md`);
+  const command = ['tenant-fanout.ts', ...process.argv.slice(2).filter((a) => a !== '--')].join(' ');
+  const document = renderReport({ date, command, machine, code, inputs, results, totalSeconds });
   mkdirSync(join(out, '..'), { recursive: true });
   writeFileSync(out, document.markdown);
   log(`report written to ${out} (${totalSeconds} s in all)`);
