@@ -15,7 +15,7 @@ describe('parseConfig', () => {
       admin: { host: '127.0.0.1', port: 9465 },
       publicBaseUrl: 'http://127.0.0.1:8080',
       rateLimit: { max: 600, windowMs: 60_000, redisUrl: undefined },
-      maxOpenCompanies: 256,
+      maxOpenCompanies: 'auto',
       updatedSinceOverlapMs: 60_000,
       healthMaxStalenessSeconds: undefined,
       trustProxy: false,
@@ -38,6 +38,16 @@ describe('parseConfig', () => {
     expect(config.updatedSinceOverlapMs).toBe(1000);
     expect(config.trustProxy).toBe(true);
     expect(config.rateLimit.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+
+  test("API_MAX_OPEN_COMPANIES: 'auto' or a positive integer, anything else refused", () => {
+    expect(parseConfig({ ...required, API_MAX_OPEN_COMPANIES: 'auto' }).maxOpenCompanies).toBe('auto');
+    expect(parseConfig({ ...required, API_MAX_OPEN_COMPANIES: '300' }).maxOpenCompanies).toBe(300);
+    for (const bad of ['0', '-5', 'lots', '1.5']) {
+      expect(() => parseConfig({ ...required, API_MAX_OPEN_COMPANIES: bad })).toThrow(
+        /API_MAX_OPEN_COMPANIES/,
+      );
+    }
   });
 
   test('the admin port: its own address; 0 picks a free port, even beside API_PORT=0', () => {

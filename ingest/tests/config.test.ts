@@ -16,6 +16,8 @@ describe('parseConfig', () => {
       INGEST_DECIMAL_MODE: 'precise',
       INGEST_TOMBSTONE_RETENTION_S: 35 * 86_400,
       INGEST_TOMBSTONE_PRUNE_INTERVAL_S: 3_600,
+      INGEST_MAX_OPEN_COMPANIES: 'auto',
+      INGEST_IDLE_CLOSE_S: 120,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.INGEST_KAFKA_BROKERS)).toBe(true);
@@ -35,6 +37,17 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ ...base, INGEST_TOMBSTONE_PRUNE_INTERVAL_S: '1h' })).toThrow(
       /INGEST_TOMBSTONE_PRUNE_INTERVAL_S/,
     );
+  });
+
+  it("the writer's file cache: 'auto' or a positive integer; idle close in seconds, 0 = never", () => {
+    expect(parseConfig({ ...base, INGEST_MAX_OPEN_COMPANIES: '300' }).INGEST_MAX_OPEN_COMPANIES).toBe(300);
+    expect(parseConfig({ ...base, INGEST_IDLE_CLOSE_S: '0' }).INGEST_IDLE_CLOSE_S).toBe(0);
+    for (const bad of ['0', 'all', '2.5']) {
+      expect(() => parseConfig({ ...base, INGEST_MAX_OPEN_COMPANIES: bad })).toThrow(
+        /INGEST_MAX_OPEN_COMPANIES/,
+      );
+    }
+    expect(() => parseConfig({ ...base, INGEST_IDLE_CLOSE_S: '-1' })).toThrow(/INGEST_IDLE_CLOSE_S/);
   });
 
   it('ignores variables outside its INGEST_ namespace', () => {
