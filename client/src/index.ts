@@ -1,0 +1,24 @@
+// @pda/client: a typed client of the Public Data API v1 (docs/partners.md). Types come from the
+// contract (generated/openapi.ts, from api/openapi.yaml); nothing here restates them.
+export { type Client, createClient } from './client.ts';
+export type {
+  Deletion,
+  DeletionsPage,
+  DeletionsQuery,
+  ItemDocument,
+  ItemQuery,
+  ListPage,
+  ListQuery,
+  MeDocument,
+  Page,
+  Problem,
+  ProblemCode,
+  Resource,
+  ResourceRecord,
+} from './contract.ts';
+export { ApiError, SyncWindowExpiredError } from './errors.ts';
+export type { ExportOptions } from './export-all.ts';
+export type { components, operations, paths } from './generated/openapi.ts';
+export type { RetryEvent, RetryOptions } from './retry.ts';
+export type { SyncItem, SyncOptions } from './sync-since.ts';
+export type { CallOptions, ClientOptions } from './transport.ts';
