@@ -7,20 +7,13 @@
 // filter[updated_since]); Y gets the moved record as new. Read scopes per type, cursor paging, and
 // the retention window: ingest restarted with a 2 s window prunes the tombstones and the same
 // request answers 410 sync_window_expired. The api's overlap is 1 s here (60 s in production).
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
-import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
-import { issueApiKey } from '@pda/ops';
+import { randomUUID } from 'node:crypto';
 import { openCompanyReader } from '@pda/projections';
-import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgPool, stackEnv, waitFor } from './src/stack-env.ts';
+import { issueKey, type ReadSide, startReadSide } from './src/read-side.ts';
+import { pgPool, waitFor } from './src/stack-env.ts';
 
-const BASE = 'http://deletions.test';
 const OVERLAP_MS = 1_000;
 
 interface Deletion {
@@ -35,12 +28,7 @@ interface Page {
 }
 
 let pool: pg.Pool;
-let app: FastifyInstance;
-let dataDir: string;
-let groupId: string;
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-let avsc: Awaited<ReturnType<typeof loadAvscTypes>>;
+let readSide: ReadSide;
 const X = randomUUID();
 const Y = randomUUID();
 const keys = { x: '', xSitesOnly: '', y: '' };
@@ -48,41 +36,12 @@ let sites: string[] = []; // X's sites, by name order
 let services: string[] = [];
 let contactSite = '';
 
-function startIngest(extra: Record<string, string> = {}): void {
-  const env = stackEnv();
-  const config = parseConfig({
-    INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
-    INGEST_TOPIC_PREFIX: env.topicPrefix,
-    INGEST_GROUP_ID: groupId,
-    INGEST_DATA_DIR: dataDir,
-    INGEST_ADMIN_PORT: '0',
-    INGEST_LOG_LEVEL: 'warn',
-    ...extra,
-  });
-  worker = createWorker(config, { logger: createLogger('warn'), avscTypes: avsc });
-  running = worker.run();
-}
-
-async function stopIngest(): Promise<void> {
-  worker?.stop();
-  await running;
-  worker = undefined;
-  running = undefined;
-}
-
-async function issue(companyId: string, scopes: string[]): Promise<string> {
-  const client = await pool.connect();
-  try {
-    return (await issueApiKey(client, { companyIds: [companyId], name: 'deletions e2e', scopes })).key;
-  } finally {
-    client.release();
-  }
-}
+const issue = (companyId: string, scopes: string[]) => issueKey(pool, companyId, scopes, 'deletions e2e');
 
 async function get<T = Page>(url: string, key: string): Promise<{ status: number; body: T }> {
-  const response = await app.inject({
+  const response = await readSide.app.inject({
     method: 'GET',
-    url: url.replace(BASE, ''),
+    url: url.replace(readSide.baseUrl, ''),
     headers: { authorization: `Bearer ${key}` },
   });
   return { status: response.statusCode, body: response.json() as T };
@@ -94,7 +53,6 @@ const entries = (page: Page) => page.data.map((row) => `${row.type}/${row.id}`).
 
 beforeAll(async () => {
   pool = pgPool();
-  avsc = await loadAvscTypes();
   await pool.query(
     "INSERT INTO companies (id, name, currency) VALUES ($1, 'Deletions Loser', 'USD'), ($2, 'Deletions Gainer', 'USD')",
     [X, Y],
@@ -123,20 +81,10 @@ beforeAll(async () => {
   keys.xSitesOnly = await issue(X, ['sites:read']);
   keys.y = await issue(Y, ['sites:read']);
 
-  dataDir = mkdtempSync(join(tmpdir(), 'deletions-e2e-'));
-  groupId = `e2e-deletions-${randomUUID()}`;
-  startIngest();
-  app = await buildApp(
-    parseApiConfig({
-      API_DATA_DIR: dataDir,
-      API_CURSOR_SECRET: randomBytes(32).toString('hex'),
-      API_PUBLIC_BASE_URL: BASE,
-      API_RATE_LIMIT_MAX: '1000000',
-      API_UPDATED_SINCE_OVERLAP_MS: String(OVERLAP_MS),
-      API_REOPEN_CHECK_MS: '0',
-    }),
-    { logger: false },
-  );
+  readSide = await startReadSide({
+    name: 'deletions',
+    api: { API_UPDATED_SINCE_OVERLAP_MS: String(OVERLAP_MS) },
+  });
   await waitFor(
     "company X's sites, services and contact to be projected",
     async () => {
@@ -157,8 +105,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await app?.close();
-  await stopIngest();
+  await readSide?.close();
   await pool?.end();
 });
 
@@ -215,7 +162,7 @@ describe('GET /v1/deletions through the real pipeline', () => {
   });
 
   it('each type needs its read scope', async () => {
-    const refused = await app.inject({
+    const refused = await readSide.app.inject({
       url: deletionsSince(runStart, '&filter[type]=services'),
       headers: { authorization: `Bearer ${keys.xSitesOnly}` },
     });
@@ -248,12 +195,14 @@ describe('GET /v1/deletions through the real pipeline', () => {
   });
 
   it('past the retention window (ingest restarted with a 2 s window) the same request answers 410', async () => {
-    await stopIngest();
-    startIngest({ INGEST_TOMBSTONE_RETENTION_S: '2', INGEST_TOMBSTONE_PRUNE_INTERVAL_S: '1' });
+    await readSide.restartIngest({
+      INGEST_TOMBSTONE_RETENTION_S: '2',
+      INGEST_TOMBSTONE_PRUNE_INTERVAL_S: '1',
+    });
     const expired = await waitFor(
       'ingest to prune the tombstones',
       async () => {
-        const response = await app.inject({
+        const response = await readSide.app.inject({
           url: deletionsSince(runStart),
           headers: { authorization: `Bearer ${keys.x}` },
         });
@@ -265,7 +214,7 @@ describe('GET /v1/deletions through the real pipeline', () => {
     expect(expired.json()).toMatchObject({ status: 410, code: 'sync_window_expired' });
     expect(expired.json().detail).toMatch(/full export/);
     // Pruned, not only refused: X's file keeps no tombstone older than the window.
-    const db = openCompanyReader(dataDir, X);
+    const db = openCompanyReader(readSide.dataDir, X);
     try {
       expect(db.prepare('SELECT count(*) FROM tombstones').pluck().get()).toBe(0);
     } finally {

@@ -12,18 +12,12 @@
 //
 // The api's safety overlap is set to 1 s here (60 s in production): runs are ~1 s apart and the
 // whole test lasts much longer than the overlap, so a change missed by one run would stay missed.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
-import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
-import { issueApiKey } from '@pda/ops';
-import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgPool, stackEnv, waitFor } from './src/stack-env.ts';
+import { issueKey, type ReadSide, startReadSide } from './src/read-side.ts';
+import { pgPool, waitFor } from './src/stack-env.ts';
 
 const WRITE_PHASE_MS = 15_000;
 const OVERLAP_MS = 1_000;
@@ -42,9 +36,7 @@ interface SiteBody {
 }
 
 let pool: pg.Pool;
-let worker: Worker;
-let running: Promise<void>;
-let app: FastifyInstance;
+let readSide: ReadSide;
 let companyId: string;
 let apiKey: string;
 
@@ -64,42 +56,11 @@ beforeAll(async () => {
      SELECT company_id, id, 'Contact', 'v0@example.com' FROM sites WHERE company_id = $1`,
     [companyId],
   );
-  const client = await pool.connect();
-  try {
-    const issued = await issueApiKey(client, {
-      companyIds: [companyId],
-      name: 'sync e2e',
-      scopes: ['sites:read'],
-    });
-    apiKey = issued.key;
-  } finally {
-    client.release();
-  }
-
-  const dataDir = mkdtempSync(join(tmpdir(), 'sync-e2e-'));
-  const env = stackEnv();
-  const ingestConfig = parseConfig({
-    INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
-    INGEST_TOPIC_PREFIX: env.topicPrefix,
-    INGEST_GROUP_ID: `e2e-sync-${randomUUID()}`,
-    INGEST_DATA_DIR: dataDir,
-    INGEST_ADMIN_PORT: '0',
-    INGEST_LOG_LEVEL: 'warn',
+  apiKey = await issueKey(pool, companyId, ['sites:read'], 'sync e2e');
+  readSide = await startReadSide({
+    name: 'sync',
+    api: { API_UPDATED_SINCE_OVERLAP_MS: String(OVERLAP_MS) },
   });
-  worker = createWorker(ingestConfig, { logger: createLogger('warn'), avscTypes: await loadAvscTypes() });
-  running = worker.run();
-
-  app = await buildApp(
-    parseApiConfig({
-      API_DATA_DIR: dataDir,
-      API_CURSOR_SECRET: randomBytes(32).toString('hex'),
-      API_PUBLIC_BASE_URL: 'http://sync.test',
-      API_RATE_LIMIT_MAX: '1000000',
-      API_UPDATED_SINCE_OVERLAP_MS: String(OVERLAP_MS),
-      API_REOPEN_CHECK_MS: '0',
-    }),
-    { logger: false },
-  );
   await waitFor('the key and the sites to be projected', async () => (await siteCountInApi()) === 150, {
     timeoutMs: 120_000,
     intervalMs: 500,
@@ -107,17 +68,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await app?.close();
-  worker?.stop();
-  await running;
+  await readSide?.close();
   await pool?.end();
 });
 
 async function get(
   url: string,
 ): Promise<{ status: number; body: { data: SiteBody[]; links: { next: string | null } } }> {
-  const path = url.replace('http://sync.test', '');
-  const response = await app.inject({
+  const path = url.replace(readSide.baseUrl, '');
+  const response = await readSide.app.inject({
     method: 'GET',
     url: path,
     headers: { authorization: `Bearer ${apiKey}` },
