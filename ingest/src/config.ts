@@ -52,6 +52,11 @@ export const ConfigSchema = z.object({
    * apply thread; else one chunk): chunks go without waiting for the previous ones, up to this bound.
    */
   INGEST_MAX_EVENTS_IN_FLIGHT: int(1, 10_000_000).default(20_000),
+  /**
+   * How far that bound (and the apply group) may grow while apply calls span many companies: room
+   * for ~20 events per company touched, so a wide batch is not all commits (group-bound.ts).
+   */
+  INGEST_MAX_EVENTS_IN_FLIGHT_WIDE: int(1, 10_000_000).default(160_000),
   /** Upper bound of events merged into one apply call (one transaction per company per call). */
   INGEST_APPLY_GROUP_MAX_EVENTS: int(1, 10_000_000).default(20_000),
   /** Partitions whose batches are processed concurrently (only with the apply thread; else 1). */

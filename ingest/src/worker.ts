@@ -15,6 +15,7 @@ import {
   WRITER_DESCRIPTOR_RESERVE,
 } from '@pda/projections';
 import type { Logger } from 'pino';
+import { createGroupBound } from './apply/group-bound.ts';
 import { createPipeline } from './apply/pipeline.ts';
 import { createThreadedSink } from './apply/threaded-sink.ts';
 import { startTombstonePruner } from './apply/tombstone-pruner.ts';
@@ -90,6 +91,11 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         generation.abort();
       }
     }, 1000);
+    // Grows while apply calls span many companies, so each gets several events per transaction.
+    const inFlightBound = createGroupBound(
+      config.INGEST_MAX_EVENTS_IN_FLIGHT,
+      config.INGEST_MAX_EVENTS_IN_FLIGHT_WIDE,
+    );
     const storeOptions = {
       dataDir: resolved ?? config.INGEST_DATA_DIR,
       maxOpenCompanies: companyFiles.max,
@@ -121,7 +127,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         ...(threaded ? { asyncSink: threaded } : {}),
         metrics,
         logger: logger.child({ component: 'apply' }),
-        maxGroupEvents: config.INGEST_APPLY_GROUP_MAX_EVENTS,
+        maxGroupEvents: () => Math.max(config.INGEST_APPLY_GROUP_MAX_EVENTS, inFlightBound.current()),
+        onApplied: (companies) => inFlightBound.observe(companies),
       });
       source = createKafkaSource({
         brokers: config.INGEST_KAFKA_BROKERS,
@@ -134,7 +141,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
         partitionsInFlight: threaded ? config.INGEST_PARTITIONS_IN_FLIGHT : 1,
         // Without the apply thread each chunk is applied before the next is decoded.
-        maxEventsInFlight: threaded ? config.INGEST_MAX_EVENTS_IN_FLIGHT : config.INGEST_MAX_BATCH_EVENTS,
+        maxEventsInFlight: threaded ? inFlightBound.current : config.INGEST_MAX_BATCH_EVENTS,
         refuseTruncatedTopics: deps.refuseTruncatedTopics === true,
         heartbeatTopic: heartbeatTopic(config.INGEST_TOPIC_PREFIX),
         onSourceCurrent: (tsMs) => pipeline.markSourceCurrent(tsMs),

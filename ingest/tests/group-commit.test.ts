@@ -18,7 +18,11 @@ function controlledCommit() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-function committer(maxGroupSize: number, maxInFlight: number, commit: (g: number[]) => Promise<string>) {
+function committer(
+  maxGroupSize: number | (() => number),
+  maxInFlight: number,
+  commit: (g: number[]) => Promise<string>,
+) {
   return createGroupCommitter<number[], string>({
     merge: (items) => items.flat(),
     size: (item) => item.length,
@@ -67,6 +71,22 @@ describe('group commit', () => {
     await tick();
     expect(c.calls.map((x) => x.group).slice(3)).toEqual([[6], [7, 8, 9, 10]]);
     for (const call of c.calls.slice(3)) call.settle();
+    await Promise.all(all);
+  });
+
+  it('a maxGroupSize function is read each time a group is formed', async () => {
+    const c = controlledCommit();
+    let max = 2;
+    const g = committer(() => max, 1, c.commit);
+    const all = [g.submit([1]), g.submit([2]), g.submit([3]), g.submit([4]), g.submit([5]), g.submit([6])];
+    c.calls[0]?.settle();
+    await tick();
+    expect(c.calls.map((x) => x.group)).toEqual([[1], [2, 3]]);
+    max = 10;
+    c.calls[1]?.settle();
+    await tick();
+    expect(c.calls.map((x) => x.group)).toEqual([[1], [2, 3], [4, 5, 6]]);
+    c.calls[2]?.settle();
     await Promise.all(all);
   });
 

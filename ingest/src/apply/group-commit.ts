@@ -16,8 +16,11 @@ export interface GroupCommitOptions<T, R> {
   /** Size of an item, in the unit of maxGroupSize (events). */
   size(item: T): number;
   commit(group: T): Promise<R>;
-  /** A group grows until it reaches this size (an item larger than it still forms its own group). */
-  readonly maxGroupSize: number;
+  /**
+   * A group grows until it reaches this size (an item larger than it still forms its own group);
+   * a function is read each time a group is formed.
+   */
+  readonly maxGroupSize: number | (() => number);
   /**
    * Groups handed to `commit` and not yet settled: 1 makes groups as large as the backlog allows;
    * 2 keeps the next group queued in the apply thread's port while the current one is applied.
@@ -42,13 +45,17 @@ export function createGroupCommitter<T, R>(options: GroupCommitOptions<T, R>): G
   const queue: Waiting<T, R>[] = [];
   let inFlight = 0;
 
+  const maxGroupSize =
+    typeof options.maxGroupSize === 'function' ? options.maxGroupSize : () => options.maxGroupSize as number;
+
   function takeGroup(): Waiting<T, R>[] {
     const group: Waiting<T, R>[] = [];
+    const max = maxGroupSize();
     let size = 0;
     while (queue.length > 0) {
       const next = queue[0] as Waiting<T, R>;
       const nextSize = options.size(next.item);
-      if (group.length > 0 && size + nextSize > options.maxGroupSize) break;
+      if (group.length > 0 && size + nextSize > max) break;
       group.push(next);
       queue.shift();
       size += nextSize;

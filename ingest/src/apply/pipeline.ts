@@ -61,7 +61,9 @@ export function createPipeline(deps: {
   metrics: IngestMetrics;
   logger: Logger;
   /** Upper bound of events merged into one apply call of the async sink (default 20,000). */
-  maxGroupEvents?: number;
+  maxGroupEvents?: number | (() => number);
+  /** Told how many companies each apply call touched (group-bound.ts). */
+  onApplied?: (companies: number) => void;
 }): Pipeline {
   const { decoder, metrics, logger } = deps;
   // A reason is logged once per process (then only counted), so a poison stream cannot flood logs.
@@ -114,6 +116,7 @@ export function createPipeline(deps: {
       metrics.events.inc({ table: dl.topic.split('.').at(-1) ?? 'unknown', outcome: 'dead_lettered' });
     }
     if (result) {
+      deps.onApplied?.(result.companies);
       metrics.companyFilesOpened.inc(result.files.opened);
       metrics.companyFilesEvicted.inc(result.files.evicted);
       metrics.companyFilesClosedIdle.inc(result.files.closedIdle);

@@ -25,8 +25,11 @@ export interface KafkaSourceOptions {
   readonly sessionTimeoutMs: number;
   /** 1 with a synchronous apply; more with the apply thread. */
   readonly partitionsInFlight: number;
-  /** Events handed to `commit` and not yet committed, over all partitions (backpressure bound). */
-  readonly maxEventsInFlight: number;
+  /**
+   * Events handed to `commit` and not yet committed, over all partitions (backpressure bound); a
+   * function is read before each chunk (the bound follows the apply side, group-bound.ts).
+   */
+  readonly maxEventsInFlight: number | (() => number);
   /** Fail instead of warn when a data topic is not compacted and lost its oldest events (rebuild). */
   readonly refuseTruncatedTopics?: boolean;
   /**
@@ -70,6 +73,8 @@ const BROKER_RETRY = { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 
 
 export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const { logger } = options;
+  const bound = options.maxEventsInFlight;
+  const maxEventsInFlight = typeof bound === 'function' ? bound : () => bound;
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
@@ -145,9 +150,10 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         }
         for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
           // Backpressure: the fetcher (and so the broker) waits while too much is being applied.
-          while (inFlight.events() >= options.maxEventsInFlight && !signal.aborted) {
-            await Promise.race([inFlight.below(options.maxEventsInFlight), sleep(1000)]);
+          for (let bound = maxEventsInFlight(); inFlight.events() >= bound && !signal.aborted; ) {
+            await Promise.race([inFlight.below(bound), sleep(1000)]);
             await heartbeat();
+            bound = maxEventsInFlight();
           }
           if (!isRunning() || isStale() || signal.aborted) return;
           const chunk = messages.slice(i, i + options.maxBatchEvents);
