@@ -7,6 +7,18 @@ import { tempDataDir } from './helpers.ts';
 // The writer has no checkpoint call of its own (src/open.ts): the automatic checkpoints must keep
 // the WAL near its bound (1000 pages ≈ 4 MiB) by themselves, also with a reader that comes and goes.
 describe('openWriter', () => {
+  it('sets every pragma of the one exec', () => {
+    const db = openWriter(join(tempDataDir(), 'pragmas.sqlite'));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(0);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(db.pragma('journal_size_limit', { simple: true })).toBe(64 * 1024 * 1024);
+    expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+    db.close();
+  });
+
   it('keeps the WAL bounded by automatic checkpoints over many commits', () => {
     const path = join(tempDataDir(), 'wal.sqlite');
     const db = openWriter(path);
