@@ -52,5 +52,8 @@ export type MeDocument = BodyOf<Get<'/v1/me'>>;
 export type Problem = components['schemas']['Problem'];
 export type ProblemCode = Problem['code'];
 
+/** `Omit` on each member of a union (`Omit` itself keeps only the members common to all of them). */
+export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** Any page of a collection: what `links.next` leads to is a page of the same kind. */
 export type Page = ListPage<Resource> | DeletionsPage;

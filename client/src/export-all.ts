@@ -1,10 +1,10 @@
 import type { Client } from './client.ts';
-import type { ListQuery, Resource, ResourceRecord } from './contract.ts';
+import type { ListQuery, OmitEach, Resource, ResourceRecord } from './contract.ts';
 import { walk } from './pages.ts';
 
 export interface ExportOptions<R extends Resource> {
   /** `include`, `fields[…]`, `sort`, `limit` (200 unless given: fewer requests of the key's budget). */
-  readonly query?: Omit<ListQuery<R>, 'cursor'>;
+  readonly query?: OmitEach<ListQuery<R>, 'cursor'>;
   readonly signal?: AbortSignal;
 }
 

@@ -1,11 +1,11 @@
 import type { Client } from './client.ts';
-import type { Deletion, ListQuery, Resource, ResourceRecord } from './contract.ts';
+import type { Deletion, ListQuery, OmitEach, Resource, ResourceRecord } from './contract.ts';
 import { exportAll } from './export-all.ts';
 import { walk } from './pages.ts';
 
 export interface SyncOptions<R extends Resource> {
   /** `include`, `fields[…]`, `sort`, `limit` of the records (200 unless given). */
-  readonly query?: Omit<ListQuery<R>, 'cursor' | 'filter[updated_since]'>;
+  readonly query?: OmitEach<ListQuery<R>, 'cursor' | 'filter[updated_since]'>;
   readonly signal?: AbortSignal;
 }
 
@@ -39,7 +39,7 @@ export async function* syncSince<R extends Resource>(
     for (const deletion of page.data) yield { kind: 'deletion', deletion };
   }
   // As in exportAll: the cast restores the generic query type a spread loses.
-  const query = { ...options.query, 'filter[updated_since]': time } as ListQuery<R>;
+  const query = { ...options.query, 'filter[updated_since]': time } as OmitEach<ListQuery<R>, 'cursor'>;
   for await (const record of exportAll(client, resource, { ...options, query })) {
     yield { kind: 'record', record };
   }

@@ -19,8 +19,8 @@ function pgExpression(column: string, dataType: string, projectionType: string):
   return c;
 }
 
-/** Every row of `table` in PostgreSQL, shaped like the projection table, sorted by id. */
-async function pgRows(
+/** Every row of `table` in PostgreSQL, shaped like the projection table (column → its SQLite type), sorted by id. */
+export async function pgRows(
   pool: pg.Pool,
   table: string,
   where: string,

@@ -44,8 +44,8 @@ export function stackEnv(): StackEnv {
   };
 }
 
-export function pgPool(env = stackEnv()): pg.Pool {
-  return new pg.Pool({ ...env.pg, max: 4 });
+export function pgPool(env = stackEnv(), max = 4): pg.Pool {
+  return new pg.Pool({ ...env.pg, max });
 }
 
 /** Runs the statements in one transaction (rolled back if any fails). */
