@@ -10,6 +10,7 @@
 import {
   openFileLimit,
   ProjectionStore,
+  processMemoryBytes,
   resolveOpenFilesBound,
   type SourceTable,
   WRITER_DESCRIPTOR_RESERVE,
@@ -56,6 +57,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   const companyFiles = resolveOpenFilesBound(config.INGEST_MAX_OPEN_COMPANIES, {
     limit: openFileLimit(),
     reserve: WRITER_DESCRIPTOR_RESERVE,
+    memoryBytes: processMemoryBytes(),
   });
 
   const readiness = () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 
 /**
  * How many projection files a process may keep open, derived from its open-file limit instead of a
@@ -14,6 +15,19 @@ export const DESCRIPTORS_PER_OPEN_FILE = 3;
 
 /** Used where the limit cannot be read (not Linux): the usual default soft limit. */
 const UNKNOWN_LIMIT = 1024;
+
+/**
+ * Memory an open company file holds outside the JS heap (schema, statements, page cache of a small
+ * tenant, the -shm mapping): 208-265 KiB measured by bench/company-file-costs.ts.
+ */
+export const MEMORY_PER_OPEN_FILE = 256 * 1024;
+/** Share of the process's memory the open files may take: the rest is for the process itself. */
+const MEMORY_SHARE = 0.25;
+
+/** The memory the process may use: its cgroup limit (a container) or the machine's. */
+export function processMemoryBytes(): number {
+  return Math.min(process.constrainedMemory(), totalmem());
+}
 
 /** The process's soft limit on open files, from /proc/self/limits; undefined where it cannot be read. */
 export function openFileLimit(limitsText?: string): number | undefined {
@@ -40,13 +54,26 @@ export interface FileBudgetOptions {
    * never more than half of the limit, so a low limit still leaves room for some files.
    */
   readonly reserve: number;
+  /**
+   * The process's memory (processMemoryBytes()): open files may take a quarter of it, so a small
+   * container is not sized by its descriptors alone. Absent: no memory bound.
+   */
+  readonly memoryBytes?: number;
 }
 
-/** Files that fit in the limit after the reserve, three descriptors each; at least 1. */
+/**
+ * Files that fit in the limit after the reserve, three descriptors each, and in a quarter of the
+ * memory; at least 1.
+ */
 export function openFilesBudget(options: FileBudgetOptions): number {
   const limit = options.limit ?? UNKNOWN_LIMIT;
   const reserve = Math.min(options.reserve, Math.floor(limit / 2));
-  return Math.max(1, Math.floor((limit - reserve) / DESCRIPTORS_PER_OPEN_FILE));
+  const byDescriptors = Math.floor((limit - reserve) / DESCRIPTORS_PER_OPEN_FILE);
+  const byMemory =
+    options.memoryBytes === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.floor((options.memoryBytes * MEMORY_SHARE) / MEMORY_PER_OPEN_FILE);
+  return Math.max(1, Math.min(byDescriptors, byMemory));
 }
 
 export interface OpenFilesBound {

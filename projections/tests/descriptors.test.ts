@@ -1,9 +1,11 @@
+import { totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   isOutOfDescriptors,
   OutOfDescriptorsError,
   openFileLimit,
   openFilesBudget,
+  processMemoryBytes,
   resolveOpenFilesBound,
 } from '../src/index.ts';
 
@@ -41,6 +43,18 @@ describe('openFilesBudget', () => {
     [undefined, 512, 170],
   ])('limit %s, reserve %s → %s files', (limit, reserve, files) => {
     expect(openFilesBudget({ limit, reserve })).toBe(files);
+  });
+
+  it('a quarter of the memory bounds it too, at 256 KiB per open file', () => {
+    const GiB = 2 ** 30;
+    expect(openFilesBudget({ limit: 1_048_576, reserve: 2048, memoryBytes: GiB })).toBe(1024);
+    expect(openFilesBudget({ limit: 20_000, reserve: 2048, memoryBytes: 24 * GiB })).toBe(5984);
+    expect(openFilesBudget({ limit: 20_000, reserve: 512, memoryBytes: 1024 * 1024 })).toBe(1);
+  });
+
+  it("this process's memory is its cgroup's or the machine's, whichever is less", () => {
+    expect(processMemoryBytes()).toBeGreaterThan(0);
+    expect(processMemoryBytes()).toBeLessThanOrEqual(totalmem());
   });
 });
 

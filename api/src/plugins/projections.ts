@@ -1,4 +1,4 @@
-import { openFileLimit, resolveOpenFilesBound } from '@pda/projections';
+import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '@pda/projections';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 import { ProjectionFiles } from '../projections/projection-files.ts';
@@ -23,6 +23,7 @@ export default fp(
     const bound = resolveOpenFilesBound(config.maxOpenCompanies, {
       limit: openFileLimit(),
       reserve: API_DESCRIPTOR_RESERVE,
+      memoryBytes: processMemoryBytes(),
     });
     if (bound.source === 'clamped') {
       app.log.warn(

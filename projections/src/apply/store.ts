@@ -1,5 +1,5 @@
 import type { Change } from '../change.ts';
-import { openFileLimit, resolveOpenFilesBound } from '../descriptors.ts';
+import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '../descriptors.ts';
 import { applyBatch } from './apply-batch.ts';
 import { type ClockUs, wallClockUs } from './clock.ts';
 import { CompanyFiles } from './company-files.ts';
@@ -62,7 +62,11 @@ export class ProjectionStore {
     this.#control = new ControlFile(options.dataDir);
     const max =
       options.maxOpenCompanies ??
-      resolveOpenFilesBound('auto', { limit: openFileLimit(), reserve: WRITER_DESCRIPTOR_RESERVE }).max;
+      resolveOpenFilesBound('auto', {
+        limit: openFileLimit(),
+        reserve: WRITER_DESCRIPTOR_RESERVE,
+        memoryBytes: processMemoryBytes(),
+      }).max;
     this.#files = new CompanyFiles(options.dataDir, max, clock, {
       afterMs: options.idleCloseMs ?? 0,
       nowMs: this.#nowMs,
