@@ -1,0 +1,188 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { COMPANY, createFixture, type Fixture } from '@pda/api/testing';
+import { ProjectionStore } from '@pda/projections';
+import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type RunningApi, startApi } from './support/api-server.ts';
+
+// Every example of docs/partners.md, run against a real api (in-process, on a loopback port): each
+// fenced `sh example=<name>` block is run by bash with the base URL, the key and the last run's
+// start in PDA_* variables, and checked below; the `json` block right after one is a sample of its
+// output and must match it (`…` elides the rest of a string); each `ts example=<name>` block must be
+// client/examples/<name>.ts byte for byte, and that program is run twice with node around changes.
+
+const run = promisify(execFile);
+const GUIDE = fileURLToPath(new URL('../../docs/partners.md', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
+// The guide's example origin, replaced by the test api's in output samples.
+const DOC_ORIGIN = 'https://api.example.com';
+
+interface Block {
+  readonly lang: string;
+  readonly name: string | undefined;
+  readonly body: string;
+  /** The `json` block that follows a shell example: a sample of its output. */
+  sample?: unknown;
+}
+
+function guideBlocks(): Block[] {
+  const blocks: Block[] = [];
+  for (const match of readFileSync(GUIDE, 'utf8').matchAll(
+    /^```(\w+)(?: example=([\w-]+))?\n([\s\S]*?)^```$/gm,
+  )) {
+    const [, lang = '', name, body = ''] = match;
+    const previous = blocks.at(-1);
+    if (lang === 'json' && previous?.lang === 'sh' && previous.sample === undefined) {
+      previous.sample = JSON.parse(body);
+    } else blocks.push({ lang, name, body });
+  }
+  return blocks;
+}
+
+/** `actual` has every member `sample` shows; a string with `…` is matched up to it. */
+function expectMatchesSample(actual: unknown, sample: unknown, baseUrl: string, path = '$'): void {
+  if (typeof sample === 'string') {
+    const [prefix = '', ...elided] = sample.replaceAll(DOC_ORIGIN, baseUrl).split('…');
+    expect(typeof actual, path).toBe('string');
+    if (elided.length > 0) expect((actual as string).startsWith(prefix), `${path}: ${actual}`).toBe(true);
+    else expect(actual, path).toBe(prefix);
+  } else if (Array.isArray(sample)) {
+    expect(Array.isArray(actual), path).toBe(true);
+    sample.forEach((item, i) => {
+      expectMatchesSample((actual as unknown[])[i], item, baseUrl, `${path}[${i}]`);
+    });
+  } else if (typeof sample === 'object' && sample !== null) {
+    expect(typeof actual, path).toBe('object');
+    for (const [key, value] of Object.entries(sample)) {
+      expectMatchesSample((actual as Record<string, unknown>)[key], value, baseUrl, `${path}.${key}`);
+    }
+  } else expect(actual, path).toEqual(sample);
+}
+
+let f: Fixture;
+let api: RunningApi;
+let stateDir: string;
+let lastRunStart: string;
+let firstRun: { stdout: string };
+
+const json = (stdout: string) => JSON.parse(stdout);
+const env = (extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '',
+  PDA_BASE_URL: api.baseUrl,
+  PDA_API_KEY: f.keys.a,
+  PDA_LAST_RUN_START: lastRunStart,
+  ...extra,
+});
+const runProgram = () =>
+  run(process.execPath, [join(EXAMPLES, 'sync-to-file.ts')], {
+    env: env({ PDA_STATE_FILE: join(stateDir, 'copy.json') }),
+  });
+
+/** The shell examples: extra environment, and what their output must show. */
+const SHELL: Record<string, { env?: () => Record<string, string>; check: (stdout: string) => void }> = {
+  me: { check: (out) => expect(json(out).data.company.id).toBe(COMPANY.A) },
+  company: {
+    env: () => ({ PDA_API_KEY: f.keys.multi, PDA_COMPANY_ID: COMPANY.B }),
+    check: (out) => expect(json(out).data.company.id).toBe(COMPANY.B),
+  },
+  'first-page': { check: (out) => expect(json(out).data).toHaveLength(1) },
+  'updated-since': {
+    check: (out) =>
+      expect(json(out).data.map((s: { name: string }) => s.name)).toEqual(['renamed by the test']),
+  },
+  deletions: {
+    check: (out) =>
+      expect(json(out).data).toEqual([
+        { type: 'sites', id: f.ids.A.sites[0], deleted_at: expect.any(String) },
+      ]),
+  },
+  'window-expired': {
+    check: (out) => expect(json(out)).toMatchObject({ status: 410, code: 'sync_window_expired' }),
+  },
+  'rate-limit-headers': {
+    check: (out) => {
+      for (const name of ['limit', 'remaining', 'reset'])
+        expect(out).toMatch(new RegExp(`^ratelimit-${name}: \\d+`, 'im'));
+    },
+  },
+};
+const PROGRAMS = ['sync-to-file'];
+
+beforeAll(async () => {
+  f = createFixture();
+  stateDir = mkdtempSync(join(tmpdir(), 'pda-partners-guide-'));
+  // No overlap here: a company file vouches for its deletions only since its creation (a moment
+  // ago), and the overlap is proven by the sync tests, not by the guide's examples.
+  api = await startApi(f.dataDir, { env: { API_UPDATED_SINCE_OVERLAP_MS: '0' } });
+  firstRun = await runProgram(); // the full export
+  lastRunStart = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const store = ProjectionStore.open({ dataDir: f.dataDir });
+  const A = f.ids.A;
+  store.applyBatch([
+    makeDelete('sites', { id: A.sites[0]! }, 10_000),
+    makeUpsert(
+      'sites',
+      sampleRow('sites', { id: A.sites[1]!, company_id: COMPANY.A, name: 'renamed by the test' }),
+      10_001,
+      {
+        op: 'u',
+      },
+    ),
+  ]);
+  store.close();
+});
+afterAll(async () => {
+  await api.close();
+  f.cleanup();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe('docs/partners.md', () => {
+  const blocks = guideBlocks();
+
+  test('every shell and TypeScript example is named and run here; every output sample follows one', () => {
+    const named = blocks.filter((b) => b.lang === 'sh' || b.lang === 'ts');
+    expect(named.filter((b) => b.name === undefined).map((b) => b.body)).toEqual([]);
+    expect(named.filter((b) => b.lang === 'sh').map((b) => b.name)).toEqual(Object.keys(SHELL));
+    expect(named.filter((b) => b.lang === 'ts').map((b) => b.name)).toEqual(PROGRAMS);
+    expect(blocks.filter((b) => b.lang === 'json')).toEqual([]);
+  });
+
+  for (const block of blocks.filter((b) => b.lang === 'sh')) {
+    test(`shell example ${block.name}`, async () => {
+      const example = SHELL[block.name ?? ''];
+      if (example === undefined) throw new Error(`no check for the example ${block.name}`);
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', block.body], {
+        env: env(example.env?.()),
+      });
+      example.check(stdout);
+      if (block.sample !== undefined) expectMatchesSample(json(stdout), block.sample, api.baseUrl);
+    });
+  }
+
+  test('the program is client/examples/sync-to-file.ts verbatim; run again, it applies the changes', async () => {
+    const block = blocks.find((b) => b.name === 'sync-to-file');
+    expect(block?.body).toBe(readFileSync(join(EXAMPLES, 'sync-to-file.ts'), 'utf8'));
+    expect(firstRun.stdout).toBe(
+      '0 changes applied; the copy holds 3 sites, 2 services, 3 equipment, 2 equipment-categories, 2 consumables\n',
+    );
+    const second = await runProgram();
+    expect(second.stdout).toBe(
+      '2 changes applied; the copy holds 2 sites, 2 services, 3 equipment, 2 equipment-categories, 2 consumables\n',
+    );
+    const state = JSON.parse(readFileSync(join(stateDir, 'copy.json'), 'utf8'));
+    const A = f.ids.A;
+    expect(Object.keys(state.records.sites).sort()).toEqual([A.sites[1], A.sites[2]]);
+    expect(state.records.sites[A.sites[1]!]).toMatchObject({
+      name: 'renamed by the test',
+      contacts: expect.any(Array),
+    });
+    expect(state.lastRunStart > lastRunStart).toBe(true);
+  });
+});
