@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The native CDC stack: PostgreSQL (Debian) → Debezium in Kafka Connect → Kafka (KRaft), no Docker.
+# The native CDC stack: PostgreSQL (Debian) → Debezium in Kafka Connect → Kafka (KRaft), with the
+# Apicurio schema registry of the Avro path; no Docker.
 #
 #   stack.sh up                 start everything, register the connector, wait until it is RUNNING
-#   stack.sh down [--purge]     stop Connect, drop replication slots, stop Kafka and PostgreSQL
+#   stack.sh down [--purge]     stop Connect and the registry, drop replication slots, stop Kafka and PostgreSQL
 #                               (--purge also deletes the stack dir; download caches are kept)
 #   stack.sh reset              down --purge, then up: a fresh database, topics and connector
 #   stack.sh status             one line per component, the connector state and the slot
-#   stack.sh logs [component] [-f]   postgres | kafka | connect | maven (all when omitted)
+#   stack.sh logs [component] [-f]   postgres | kafka | registry | connect | maven (all when omitted)
 #   stack.sh env                print the `export` lines written to <stack dir>/env
 #
 # Settings and file locations: ops/stack/README.md.
@@ -20,6 +21,8 @@ source "$STACK_HOME/lib/fetch.sh"
 source "$STACK_HOME/lib/postgres.sh"
 # shellcheck source=lib/kafka.sh
 source "$STACK_HOME/lib/kafka.sh"
+# shellcheck source=lib/registry.sh
+source "$STACK_HOME/lib/registry.sh"
 # shellcheck source=lib/connect.sh
 source "$STACK_HOME/lib/connect.sh"
 # shellcheck source=lib/topics.sh
@@ -32,7 +35,7 @@ write_env_file() {
   {
     echo "# Written by ops/stack/stack.sh up: the native stack's addresses (source this file)."
     for name in PDA_PG_HOST PDA_PG_PORT PDA_PG_DATABASE PDA_PG_USER PDA_PG_PASSWORD PDA_KAFKA_BROKERS \
-      PDA_CONNECT_URL PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_DEBEZIUM_USER PDA_DEBEZIUM_PASSWORD \
+      PDA_CONNECT_URL PDA_REGISTRY_URL PDA_SCHEMA_REGISTRY_URL PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_DEBEZIUM_USER PDA_DEBEZIUM_PASSWORD \
       PDA_STACK_DIR; do
       printf 'export %s=%q\n' "$name" "${!name}"
     done
@@ -50,6 +53,7 @@ cmd_up() {
   pg_start
   pg_provision
   kafka_start
+  registry_start
   connect_start
   connector_register
   data_topics_configure
@@ -62,11 +66,12 @@ cmd_down() {
   [[ "${1:-}" == "--purge" ]] && purge=true
   # Order matters: Connect holds the slot; the slot can only be dropped while PostgreSQL runs.
   connect_stop
+  registry_stop
   pg_drop_slots
   kafka_stop
   pg_stop
   local port
-  for port in "$PDA_CONNECT_PORT" "$PDA_KAFKA_PORT" "$PDA_KAFKA_CONTROLLER_PORT" "$PDA_PG_PORT"; do
+  for port in "$PDA_CONNECT_PORT" "$PDA_REGISTRY_PORT" "$PDA_KAFKA_PORT" "$PDA_KAFKA_CONTROLLER_PORT" "$PDA_PG_PORT"; do
     port_in_use "$port" && log "warning: port $port is still in use by pid $(port_listener_pid "$port")"
   done
   rm -f "$ENV_FILE"
@@ -82,6 +87,7 @@ cmd_down() {
 cmd_status() {
   pg_status
   kafka_status
+  registry_status
   connect_status
 }
 
@@ -102,7 +108,7 @@ cmd_logs() {
     return 0
   fi
   file="$LOG_DIR/$component.log"
-  [[ -f "$file" ]] || die "no log for '$component' (known: postgres, kafka, connect, maven) in $LOG_DIR"
+  [[ -f "$file" ]] || die "no log for '$component' (known: postgres, kafka, registry, connect, maven) in $LOG_DIR"
   tail -n "${LINES_TO_SHOW:-200}" "${follow[@]}" "$file"
 }
 

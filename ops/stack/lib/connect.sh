@@ -18,7 +18,7 @@ group.id=pda-connect
 listeners=http://127.0.0.1:$PDA_CONNECT_PORT
 rest.advertised.host.name=127.0.0.1
 rest.advertised.port=$PDA_CONNECT_PORT
-plugin.path=$CONNECT_PLUGINS$(jdbc_sink_wanted && printf ',%s' "$JDBC_SINK_PLUGINS")
+plugin.path=$CONNECT_PLUGINS,$CONVERTER_PLUGINS$(jdbc_sink_wanted && printf ',%s' "$JDBC_SINK_PLUGINS")
 # Every plugin here (Kafka's and Debezium's) has ServiceLoader manifests: skip the slow reflective scan.
 plugin.discovery=service_load
 key.converter=org.apache.kafka.connect.json.JsonConverter
@@ -49,7 +49,18 @@ connect_lists_jdbc_sink() {
   curl -fsS -m 5 "$CONNECT_URL/connector-plugins" 2>/dev/null | grep -q 'io.debezium.connector.jdbc.JdbcSinkConnector'
 }
 
+# The Apicurio converter (lib/fetch.sh) is on plugin.path since the Avro path; a worker started
+# before that lacks it.
+connect_lists_avro_converter() {
+  curl -fsS -m 5 "$CONNECT_URL/connector-plugins?connectorsOnly=false" 2>/dev/null |
+    grep -q 'io.apicurio.registry.utils.converter.AvroConverter'
+}
+
 connect_start() {
+  if running_pid connect >/dev/null && connect_plugins_ready && ! connect_lists_avro_converter; then
+    log "restarting Kafka Connect to add the Apicurio converter plugin"
+    connect_stop
+  fi
   if running_pid connect >/dev/null && jdbc_sink_wanted && connect_plugins_ready && ! connect_lists_jdbc_sink; then
     log "restarting Kafka Connect to add the JDBC sink plugin (PDA_STACK_JDBC_SINK=1)"
     connect_stop
@@ -66,6 +77,7 @@ connect_start() {
   # The worker's environment carries what connector.json references through ${env:...}.
   PDA_PG_HOST="$PDA_PG_HOST" PDA_PG_PORT="$PDA_PG_PORT" PDA_PG_DATABASE="$PDA_PG_DATABASE" \
     PDA_DEBEZIUM_USER="$PDA_DEBEZIUM_USER" PDA_DEBEZIUM_PASSWORD="$PDA_DEBEZIUM_PASSWORD" \
+    PDA_REGISTRY_URL="$PDA_REGISTRY_URL" \
     setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$(pid_file connect)" \
     "$(java_bin)" -Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
     "-Dlog4j2.configurationFile=$STACK_HOME/conf/log4j2.properties" "-Dpda.stack.dir=$PDA_STACK_DIR" \

@@ -71,9 +71,81 @@ fetch_jdbc_sink_plugin() {
 
 jdbc_sink_wanted() { [[ "${PDA_STACK_JDBC_SINK:-0}" == 1 ]]; }
 
+# unzip when installed, else Python's zipfile (Python 3 is a prerequisite of the repo anyway).
+unpack_zip() {
+  if command -v unzip >/dev/null; then unzip -q -o "$1" -d "$2"; else python3 -m zipfile -e "$1" "$2"; fi
+}
+
+# central_file GROUP ARTIFACT VERSION FILE_NAME: one file of Maven Central into the local Maven
+# repository (where Maven would put it), checked against Central's .sha1; prints its path. For
+# artifacts Maven itself cannot resolve: their parent POM is not on Central.
+central_file() {
+  local group_path="${1//.//}" artifact="$2" version="$3" name="$4"
+  local dir="$PDA_MAVEN_REPO_LOCAL/$group_path/$artifact/$version"
+  local url="$PDA_MAVEN_CENTRAL/$group_path/$artifact/$version/$name"
+  if [[ ! -f "$dir/$name" ]]; then
+    require_maven_central
+    mkdir -p "$dir"
+    local expected
+    expected="$(curl -fsS --connect-timeout 10 -m 60 "$url.sha1" 2>>"$MAVEN_LOG" | cut -c1-40)" ||
+      die "could not download $url.sha1; see $MAVEN_LOG"
+    curl -fsS --connect-timeout 10 -m 900 -o "$dir/$name.part" "$url" 2>>"$MAVEN_LOG" ||
+      die "could not download $url; see $MAVEN_LOG"
+    [[ "$(sha1sum "$dir/$name.part" | cut -d' ' -f1)" == "$expected" ]] ||
+      die "$url does not match its .sha1 ($expected); deleted, try again"
+    mv "$dir/$name.part" "$dir/$name"
+  fi
+  printf '%s' "$dir/$name"
+}
+
+# Apicurio Registry: the `all` zip of io.apicurio:apicurio-registry-app (109 MB, once) holds a Quarkus
+# runner jar and its lib/; unpacked into $REGISTRY_APP.
+fetch_registry_app() {
+  [[ -f "$REGISTRY_APP/.complete" ]] && return 0
+  local v="$PDA_APICURIO_REGISTRY_VERSION" zip
+  log "downloading Apicurio Registry $v (109 MB, first run only)"
+  zip="$(central_file io.apicurio apicurio-registry-app "$v" "apicurio-registry-app-$v-all.zip")"
+  rm -rf "$REGISTRY_APP"
+  mkdir -p "$REGISTRY_APP"
+  unpack_zip "$zip" "$REGISTRY_APP" >>"$MAVEN_LOG" 2>&1 || die "could not unpack $zip"
+  local jar
+  jar="$(find "$REGISTRY_APP" -name "apicurio-registry-app-$v-runner.jar" -print -quit)"
+  [[ -n "$jar" ]] || die "$zip holds no apicurio-registry-app-$v-runner.jar"
+  printf '%s\n' "$jar" >"$REGISTRY_APP/runner-jar"
+  touch "$REGISTRY_APP/.complete"
+}
+
+# Apicurio's Kafka Connect converter (tar.gz of jars) as a Connect plugin in $CONVERTER_PLUGINS.
+# Connect finds plugins through ServiceLoader manifests here (plugin.discovery=service_load, faster
+# start) and the archive has none: a one-file jar beside it names the converter class.
+fetch_converter_plugin() {
+  [[ -f "$CONVERTER_PLUGINS/.complete" ]] && return 0
+  command -v mvn >/dev/null || die "Maven (mvn) not found: needed once to download the Apicurio converter (apt-get install -y maven)"
+  local v="$PDA_APICURIO_CONVERTER_VERSION" archive_dir="$CONVERTER_PLUGINS.archive"
+  local plugin="$CONVERTER_PLUGINS/apicurio-registry-converter"
+  log "downloading the Apicurio Registry Kafka Connect converter $v (8 MB, first run only)"
+  rm -rf "$CONVERTER_PLUGINS" "$archive_dir"
+  mvn_run "org.apache.maven.plugins:maven-dependency-plugin:$PDA_MAVEN_DEPENDENCY_PLUGIN_VERSION:copy" \
+    "-Dartifact=io.apicurio:apicurio-registry-distro-connect-converter:$v:tar.gz" "-DoutputDirectory=$archive_dir"
+  mkdir -p "$plugin"
+  tar -xzf "$archive_dir/apicurio-registry-distro-connect-converter-$v.tar.gz" -C "$plugin" ||
+    die "could not unpack the Apicurio converter archive in $archive_dir"
+  ls "$plugin"/apicurio-registry-utils-converter-*.jar >/dev/null 2>&1 ||
+    die "the Apicurio converter archive holds no apicurio-registry-utils-converter jar"
+  local services="$archive_dir/services"
+  mkdir -p "$services/META-INF/services"
+  echo 'io.apicurio.registry.utils.converter.AvroConverter' >"$services/META-INF/services/org.apache.kafka.connect.storage.Converter"
+  (cd "$services" && python3 -m zipfile -c "$plugin/pda-converter-services.jar" META-INF) ||
+    die "could not write the converter's ServiceLoader manifest jar"
+  rm -rf "$archive_dir"
+  touch "$CONVERTER_PLUGINS/.complete"
+}
+
 fetch_all() {
   mkdir -p "$PDA_CACHE_DIR" "$LOG_DIR"
   fetch_kafka_libs
   fetch_debezium_plugin
+  fetch_converter_plugin
+  fetch_registry_app
   if jdbc_sink_wanted; then fetch_jdbc_sink_plugin; fi
 }

@@ -1,0 +1,10 @@
+-- The schema registry's own role and database on the stack's PostgreSQL (run as a superuser;
+-- idempotent). psql variables: registry_user, registry_password, registry_db.
+-- Apicurio Registry creates its tables there at its first start (apicurio.sql.init=true) and keeps
+-- every schema version in them, so schemas and their ids survive restarts of the registry.
+SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', :'registry_user', :'registry_password')
+WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'registry_user') \gexec
+SELECT format('ALTER ROLE %I LOGIN PASSWORD %L', :'registry_user', :'registry_password') \gexec
+
+SELECT format('CREATE DATABASE %I OWNER %I', :'registry_db', :'registry_user')
+WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = :'registry_db') \gexec
