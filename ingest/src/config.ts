@@ -76,6 +76,14 @@ export const ConfigSchema = z.object({
   INGEST_TOMBSTONE_RETENTION_S: int(1, 10 * 365 * 86_400).default(35 * 86_400),
   /** How often a prune pass runs (the first one interval after start); 0 = never prune. */
   INGEST_TOMBSTONE_PRUNE_INTERVAL_S: int(0, 7 * 86_400).default(3_600),
+  /**
+   * Base URL of the schema registry's Confluent-compatible API, for Avro records (their writer
+   * schemas by id): Apicurio's `http://host:port/apis/ccompat/v7`. Unset: JSON only; an Avro record
+   * then waits until it is set (ingest/README.md, "Avro and the schema registry").
+   */
+  INGEST_SCHEMA_REGISTRY_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Per request to the schema registry; a slower answer is retried with backoff. */
+  INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: int(100, 120_000).default(5_000),
 });
 
 type Parsed = z.infer<typeof ConfigSchema>;

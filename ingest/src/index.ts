@@ -9,5 +9,14 @@ export { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 export { type GenerationInfo, readGeneration, resolvedDataDir } from './rebuild/generations.ts';
 export { type RebuildDeps, RebuildError, rebuild } from './rebuild/rebuild.ts';
 export { type ReplayOptions, type ReplayTotals, replayFile } from './replay/replay.ts';
+export {
+  type AvroSupport,
+  createAvroSupport,
+  createSchemaRegistryClient,
+  createSchemaResolver,
+  SchemaFetchError,
+  type SchemaRegistryClient,
+  type SchemaResolver,
+} from './schema-registry/index.ts';
 export { type AvscTypes, loadAvscTypes } from './schema-types.ts';
 export { createWorker, type Worker, type WorkerDeps } from './worker.ts';

@@ -26,6 +26,7 @@ import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
+import { createAvroSupport } from './schema-registry/index.ts';
 
 export interface WorkerDeps {
   readonly logger: Logger;
@@ -59,11 +60,18 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     reserve: WRITER_DESCRIPTOR_RESERVE,
     memoryBytes: processMemoryBytes(),
   });
+  // Avro writer schemas by registry id, kept across generations (an id always names one schema).
+  const avro = createAvroSupport(config, logger, metrics);
 
   const readiness = () => {
     const lag = source?.lag();
     const connected = source?.connected() ?? false;
-    const ready = connected && lag !== undefined && lag.measured && lag.total <= config.INGEST_READY_MAX_LAG;
+    const ready =
+      connected &&
+      lag !== undefined &&
+      lag.measured &&
+      lag.total <= config.INGEST_READY_MAX_LAG &&
+      avro.ready();
     const current = Math.max(metrics.lastSourceTsMs ?? 0, metrics.sourceCurrentAtMs ?? 0);
     return {
       ready,
@@ -73,6 +81,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         max_lag: config.INGEST_READY_MAX_LAG,
         // How far behind the source the projections are known to be (heartbeats count while idle).
         source_lag_seconds: current > 0 ? Math.max(0, (Date.now() - current) / 1000) : null,
+        schema_registry: avro.health(),
       },
     };
   };
@@ -122,6 +131,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         topicPrefix: config.INGEST_TOPIC_PREFIX,
         bareDecimalMode: config.INGEST_DECIMAL_MODE,
         avscTypes: deps.avscTypes,
+        writerSchemas: avro.writerSchemas,
       });
       const pipeline = createPipeline({
         decoder,
@@ -147,11 +157,13 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         refuseTruncatedTopics: deps.refuseTruncatedTopics === true,
         heartbeatTopic: heartbeatTopic(config.INGEST_TOPIC_PREFIX),
         onSourceCurrent: (tsMs) => pipeline.markSourceCurrent(tsMs),
+        readHeartbeat: avro.readHeartbeat,
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');
       await source.run(
         {
+          resolve: avro.resolve,
           prepare: (records) => pipeline.prepare(records),
           commit: async (prepared) => {
             await pipeline.apply(prepared);

@@ -1,11 +1,14 @@
 // Re-captures test/fixtures/debezium/events.jsonl from the REAL stack: runs the shared CDC scenario
 // (test/src/cdc-scenario.ts) against PostgreSQL and saves the Debezium records it produced, as JSON
-// lines {topic, partition, offset, key, value} with the records' exact bytes.
+// lines {topic, partition, offset, key, value} with the records' exact bytes. The same run also
+// captures the same changes as Avro (a private connector with the registry's converter, its topics
+// renamed to `pda.*`) into test/fixtures/debezium-avro/, with the writer schemas they name.
 //
 //   pnpm --filter @pda/test capture-fixtures        (starts the stack if needed; idempotent)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { avroReader, converterConfig, usedSchemas } from '../src/avro-records.ts';
 import {
   capturedTables,
   deleteRows,
@@ -28,10 +31,12 @@ import {
   reached,
   tally,
 } from '../src/debezium-capture.ts';
+import { startPrivateConnector } from '../src/private-connector.ts';
 import { startSnapshotConnector } from '../src/snapshot-connector.ts';
 import { kafkaClient, loadStackEnv, pgPool, repoRoot, stackEnv } from '../src/stack-env.ts';
 
 const output = join(repoRoot, 'test/fixtures/debezium/events.jsonl');
+const avroDir = join(repoRoot, 'test/fixtures/debezium-avro');
 
 async function main(): Promise<void> {
   const up = spawnSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], { stdio: 'inherit' });
@@ -44,6 +49,13 @@ async function main(): Promise<void> {
   const ids = newScenarioIds();
   const ours = scenarioKeyIds(ids);
   const isOurs = (event: Parameters<typeof keyId>[0]) => ours.has(keyId(event) ?? '');
+  // The Avro twin: streams the same commits (no initial snapshot of the stack's other rows).
+  const avro = await startPrivateConnector('avrocap', {
+    ...converterConfig('avro'),
+    'snapshot.mode': 'no_data',
+  });
+  const avroTopics = capturedTables.map((table) => `${avro.topicPrefix}.public.${table}`);
+  const json = converterConfig('json');
 
   try {
     await insertRows(pool, ids, largeNotes());
@@ -53,26 +65,34 @@ async function main(): Promise<void> {
       Object.entries(expectedStreamCounts).filter(([k]) => k.endsWith(':c')),
     );
     creates['api_key_companies:c'] = 1; // the second one comes from the key change below
-    await collectEvents(kafka, {
-      topics,
-      match: (e) => isOurs(e) && opOf(e) === 'c',
-      until: (e) => reached(e, creates),
-    });
+    for (const t of [topics, avroTopics]) {
+      await collectEvents(kafka, {
+        topics: t,
+        match: (e) => isOurs(e) && opOf(e) === 'c',
+        until: (e) => reached(e, creates),
+      });
+    }
 
     // `r` events: a second connector snapshots this run's rows into the same topics, as a
-    // re-snapshot of the real connector would.
-    const snapshot = await startSnapshotConnector({
-      topicPrefix: env.topicPrefix,
-      selects: snapshotSelects(ids),
-    });
-    try {
-      await collectEvents(kafka, {
-        topics,
-        match: (e) => isOurs(e) && opOf(e) === 'r',
-        until: (events) => reached(events, expectedSnapshotCounts),
+    // re-snapshot of the real connector would (one per format).
+    for (const [prefix, t, overrides] of [
+      [env.topicPrefix, topics, json],
+      [avro.topicPrefix, avroTopics, converterConfig('avro')],
+    ] as const) {
+      const snapshot = await startSnapshotConnector({
+        topicPrefix: prefix,
+        selects: snapshotSelects(ids),
+        overrides,
       });
-    } finally {
-      await snapshot.remove();
+      try {
+        await collectEvents(kafka, {
+          topics: t,
+          match: (e) => isOurs(e) && opOf(e) === 'r',
+          until: (events) => reached(events, expectedSnapshotCounts),
+        });
+      } finally {
+        await snapshot.remove();
+      }
     }
 
     await updateRows(pool, ids);
@@ -93,10 +113,45 @@ async function main(): Promise<void> {
     const all = [...sortByCommitOrder(events), ...heartbeat];
     assertPartitionOrder(all);
     mkdirSync(join(output, '..'), { recursive: true });
-    writeFileSync(output, `${all.map(fixtureLine).join('\n')}\n`);
+    writeFileSync(output, `${all.map((e) => fixtureLine(e)).join('\n')}\n`);
     console.log(`wrote ${all.length} events to ${output}`);
     console.log(tally(all));
+
+    const avroEvents = await collectEvents(kafka, {
+      topics: avroTopics,
+      match: isOurs,
+      until: (found) => reached(found, { ...expectedStreamCounts, ...expectedSnapshotCounts }),
+    });
+    const avroHeartbeat = await collectEvents(kafka, {
+      topics: [`__debezium-heartbeat.${avro.topicPrefix}`],
+      match: () => true,
+      until: (found) => found.length >= 1,
+      timeoutMs: 30_000,
+    });
+    const allAvro = [...sortByCommitOrder(avroEvents), ...avroHeartbeat];
+    assertPartitionOrder(allAvro);
+    const renamed = (topic: string) =>
+      topic
+        .replace(`${avro.topicPrefix}.`, `${env.topicPrefix}.`)
+        .replace(`.${avro.topicPrefix}`, `.${env.topicPrefix}`);
+    mkdirSync(avroDir, { recursive: true });
+    writeFileSync(
+      join(avroDir, 'events.jsonl'),
+      `${allAvro.map((e) => fixtureLine(e, renamed(e.topic))).join('\n')}\n`,
+    );
+    const reader = avroReader();
+    const raw = allAvro.map((e) => ({
+      topic: e.topic,
+      partition: e.partition,
+      offset: String(e.offset),
+      key: e.keyBytes ?? null,
+      value: e.valueBytes ?? null,
+    }));
+    await reader.resolve(raw);
+    writeFileSync(join(avroDir, 'schemas.json'), `${JSON.stringify(usedSchemas(reader, raw), null, 1)}\n`);
+    console.log(`wrote ${allAvro.length} Avro events and their writer schemas to ${avroDir}`);
   } finally {
+    await avro.remove(kafka);
     await pool.end();
   }
 }

@@ -1,8 +1,12 @@
 // Reads real Debezium events back from Kafka for tests and the fixture capture script.
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
+import { type AvroReader, avroReader } from './avro-records.ts';
 
-/** One Kafka record; `keyJson`/`valueJson` keep the exact bytes (ts_ns exceeds 2^53). */
+/**
+ * One Kafka record; `keyJson`/`valueJson` keep the exact bytes of JSON records (ts_ns exceeds 2^53),
+ * `keyBytes`/`valueBytes` those of Avro ones (then `key`/`value` are the decoded objects).
+ */
 export interface CapturedEvent {
   topic: string;
   partition: number;
@@ -12,6 +16,8 @@ export interface CapturedEvent {
   value: unknown;
   keyJson: string | null;
   valueJson: string | null;
+  keyBytes?: Buffer | null;
+  valueBytes?: Buffer | null;
 }
 
 export interface CollectOptions {
@@ -70,20 +76,42 @@ export async function collectEvents(kafka: Kafka, options: CollectOptions): Prom
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: options.topics, fromBeginning: true });
+    let avro: AvroReader | undefined;
     await consumer.run({
       eachMessage: async ({ topic, partition, message }) => {
-        const keyJson = message.key ? message.key.toString('utf8') : null;
-        const valueJson = message.value ? message.value.toString('utf8') : null;
-        const event: CapturedEvent = {
-          topic,
-          partition,
-          offset: Number(message.offset),
-          timestamp: Number(message.timestamp),
-          key: keyJson === null ? null : JSON.parse(keyJson),
-          value: valueJson === null ? null : JSON.parse(valueJson),
-          keyJson,
-          valueJson,
-        };
+        const binary = message.key?.[0] === 0 || message.value?.[0] === 0;
+        let event: CapturedEvent;
+        if (binary) {
+          // Avro (schema-registry wire format): decoded with the registry's writer schemas.
+          avro ??= avroReader();
+          const raw = { topic, partition, offset: message.offset, key: message.key, value: message.value };
+          await avro.resolve([raw]);
+          event = {
+            topic,
+            partition,
+            offset: Number(message.offset),
+            timestamp: Number(message.timestamp),
+            key: avro.toObject(message.key, 'key'),
+            value: avro.toObject(message.value, 'value'),
+            keyJson: null,
+            valueJson: null,
+            keyBytes: message.key,
+            valueBytes: message.value,
+          };
+        } else {
+          const keyJson = message.key ? message.key.toString('utf8') : null;
+          const valueJson = message.value ? message.value.toString('utf8') : null;
+          event = {
+            topic,
+            partition,
+            offset: Number(message.offset),
+            timestamp: Number(message.timestamp),
+            key: keyJson === null ? null : JSON.parse(keyJson),
+            value: valueJson === null ? null : JSON.parse(valueJson),
+            keyJson,
+            valueJson,
+          };
+        }
         if (!done && options.match(event)) {
           kept.push(event);
           if (options.until(kept)) {
@@ -163,9 +191,21 @@ export function keyId(event: CapturedEvent): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** The JSON line of the fixture file, embedding the record's exact bytes. */
-export function fixtureLine(event: CapturedEvent): string {
-  const head = JSON.stringify({ topic: event.topic, partition: event.partition, offset: event.offset });
+/**
+ * The JSON line of the fixture file, embedding the record's exact bytes (Avro ones as base64, read
+ * back by ingest's replay-line parser). `topic` overrides the record's (a private prefix renamed).
+ */
+export function fixtureLine(event: CapturedEvent, topic = event.topic): string {
+  if (event.keyBytes !== undefined || event.valueBytes !== undefined) {
+    return JSON.stringify({
+      topic,
+      partition: event.partition,
+      offset: event.offset,
+      keyBase64: event.keyBytes ? event.keyBytes.toString('base64') : null,
+      valueBase64: event.valueBytes ? event.valueBytes.toString('base64') : null,
+    });
+  }
+  const head = JSON.stringify({ topic, partition: event.partition, offset: event.offset });
   return `${head.slice(0, -1)},"key":${event.keyJson ?? 'null'},"value":${event.valueJson ?? 'null'}}`;
 }
 

@@ -12,6 +12,8 @@ export interface SnapshotConnectorOptions {
   topicPrefix: string;
   /** Table name (schema public) → SELECT returning the rows to snapshot. */
   selects: Record<string, string>;
+  /** Settings over connector.json's (another converter: test/src/avro-records.ts). */
+  overrides?: Record<string, string>;
 }
 
 export interface SnapshotConnector {
@@ -41,6 +43,7 @@ export async function startSnapshotConnector(options: SnapshotConnectorOptions):
     // Debezium names its JMX beans after topic.prefix; with the stack's own prefix the second
     // connector would wait ~60 s for the first one's bean name. A tag makes the name unique.
     'custom.metric.tags': `snapshot=${suffix}`,
+    ...options.overrides,
   };
   for (const [table, select] of Object.entries(options.selects)) {
     config[`snapshot.select.statement.overrides.public.${table}`] = select;

@@ -4,7 +4,8 @@
  *
  * - precise (decimal.handling.mode=precise, the default): base64 of the big-endian two's-complement
  *   unscaled integer (Java BigInteger.toByteArray); the scale is in the Connect schema parameters
- *   (`scale`) or, without an inline schema, in the table's .avsc.
+ *   (`scale`) or, without an inline schema, in the table's .avsc. In Avro the same bytes, raw
+ *   (`bytes` with logicalType `decimal`), the scale in the writer schema.
  * - variable scale (unconstrained NUMERIC in precise mode): `{ scale, value }` with value as above.
  * - string mode: Debezium's BigDecimal.toPlainString(), e.g. '-12.50'.
  */
@@ -16,8 +17,13 @@ const DECIMAL_STRING = /^-?\d+(?:\.\d+)?$/;
 /** Unscaled integer from base64 two's-complement big-endian bytes. */
 export function unscaledFromBase64(text: string): bigint {
   if (text.length === 0 || !BASE64.test(text)) fail(`decimal bytes are not base64: '${text.slice(0, 64)}'`);
-  const bytes = Buffer.from(text, 'base64');
-  let value = BigInt(`0x${bytes.toString('hex')}`);
+  return unscaledFromBytes(Buffer.from(text, 'base64'));
+}
+
+/** Unscaled integer from two's-complement big-endian bytes (Avro's `decimal` logical type). */
+export function unscaledFromBytes(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) fail('decimal has no bytes');
+  let value = BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`);
   if ((bytes[0] ?? 0) & 0x80) value -= 1n << BigInt(bytes.length * 8); // negative in two's complement
   return value;
 }
@@ -36,11 +42,16 @@ export function formatScaled(unscaled: bigint, scale: number): string {
   return negative ? `-${text}` : text;
 }
 
-export function decimalFromPrecise(text: unknown, scale: number | undefined): string {
-  if (typeof text !== 'string') fail(`precise decimal must be a base64 string, got ${typeof text}`);
+/** base64 text (JSON) or the bytes themselves (Avro). */
+export function decimalFromPrecise(value: unknown, scale: number | undefined): string {
+  if (typeof value !== 'string' && !(value instanceof Uint8Array))
+    fail(`precise decimal must be base64 text or bytes, got ${typeof value}`);
   if (scale === undefined)
     fail('precise decimal without a known scale (no inline schema and no .avsc scale)');
-  return formatScaled(unscaledFromBase64(text), scale);
+  return formatScaled(
+    typeof value === 'string' ? unscaledFromBase64(value) : unscaledFromBytes(value),
+    scale,
+  );
 }
 
 export function decimalFromVariableScale(value: unknown): string {
@@ -48,6 +59,7 @@ export function decimalFromVariableScale(value: unknown): string {
   const { scale, value: bytes } = value as { scale?: unknown; value?: unknown };
   if (typeof scale !== 'number' || !Number.isSafeInteger(scale))
     fail('variable-scale decimal has no integer scale');
+  if (bytes instanceof Uint8Array) return formatScaled(unscaledFromBytes(bytes), scale);
   if (typeof bytes !== 'string') fail('variable-scale decimal has no base64 value');
   return formatScaled(unscaledFromBase64(bytes), scale);
 }

@@ -11,10 +11,13 @@ import { DecodeError } from './errors.ts';
 /** Debezium's default `unavailable.value.placeholder`. */
 export const UNAVAILABLE_PLACEHOLDER = '__debezium_unavailable_value';
 // Binary columns carry the placeholder's bytes, so as base64 in JSON.
-const UNAVAILABLE_BASE64 = Buffer.from(UNAVAILABLE_PLACEHOLDER, 'utf8').toString('base64');
+const UNAVAILABLE_BYTES = Buffer.from(UNAVAILABLE_PLACEHOLDER, 'utf8');
+const UNAVAILABLE_BASE64 = UNAVAILABLE_BYTES.toString('base64');
 
 function isUnavailable(value: unknown): boolean {
   if (value === UNAVAILABLE_PLACEHOLDER || value === UNAVAILABLE_BASE64) return true;
+  // Avro: a binary column (a decimal, too) carries the placeholder's raw bytes.
+  if (value instanceof Uint8Array) return UNAVAILABLE_BYTES.equals(value);
   return Array.isArray(value) && value.length === 1 && value[0] === UNAVAILABLE_PLACEHOLDER;
 }
 

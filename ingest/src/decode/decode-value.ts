@@ -34,6 +34,8 @@ export function decodeValue(value: unknown, type: ColumnType, options: ValueOpti
         return value;
       }
       if (typeof value === 'bigint') fail(`integer ${value} exceeds 2^53 and cannot be stored exactly`);
+      // Avro bytes: the JSON path's form of a binary value (JsonConverter writes base64).
+      if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
       return fail(`unexpected ${Array.isArray(value) ? 'array' : typeof value} value`);
     case 'int': {
       const n = exactInteger(value, 'integer');
@@ -83,7 +85,7 @@ function decodeDecimal(
   type: Extract<ColumnType, { kind: 'decimal' }>,
   options: ValueOptions,
 ): string {
-  if (typeof value === 'object') return decimalFromVariableScale(value);
+  if (typeof value === 'object' && !(value instanceof Uint8Array)) return decimalFromVariableScale(value);
   switch (type.encoding) {
     case 'precise':
       return decimalFromPrecise(value, type.scale);

@@ -1,24 +1,32 @@
 /**
- * Kafka record → DecodeResult: the one edge where Debezium's JSON becomes the typed `Change`
+ * Kafka record → DecodeResult: the one edge where Debezium's JSON or Avro becomes the typed `Change`
  * ("decode at the edge", docs/architecture.md#code-conventions). Never throws: anything malformed
  * becomes a dead letter with a reason, so one bad message cannot stop its partition.
  */
 import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections';
 import type { ColumnType } from './column-type.ts';
+import { avroRowTypes, readAvro } from './decode-avro.ts';
 import { decodeRow } from './decode-row.ts';
 import type { ValueOptions } from './decode-value.ts';
-import { asObject, readEnvelope } from './envelope.ts';
+import { asObject, type Envelope, readEnvelope } from './envelope.ts';
 import { DecodeError, fail } from './errors.ts';
 import { parseExact, parseFast, UnsafeIntegerError } from './exact-json.ts';
 import { keyText, PartitionPositions, type PartitionSeen } from './partition-positions.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { classifyTopic } from './topic.ts';
 import type { DecodeResult, RawRecord } from './types.ts';
+import { schemaIdOf } from './wire-format.ts';
+import type { WriterSchemas } from './writer-schemas.ts';
 
 export interface DecoderOptions extends ValueOptions {
   readonly topicPrefix: string;
   /** Column types of a table from its .avsc (for events without an inline schema). */
   readonly avscTypes: (table: SourceTable) => ReadonlyMap<string, ColumnType> | undefined;
+  /**
+   * Writer schemas of Avro records by registry id, fetched before their chunk is decoded
+   * (schema-registry/resolver.ts). Without it only JSON records decode.
+   */
+  readonly writerSchemas?: WriterSchemas;
 }
 
 export type Decoder = (record: RawRecord) => DecodeResult;
@@ -76,12 +84,20 @@ function decodeKey(
   exact: boolean,
   options: DecoderOptions,
 ): Row {
-  const key = parse(cache, topic.keySlot, keyText, exact, 'key');
-  const keyRow: Row = decodeRow(
-    asObject(key.payload, 'key'),
-    cache.resolvedTypes(key.schema, options.avscTypes(topic.table)),
-    options,
-  ).row;
+  let keyRow: Row;
+  const id = schemaIdOf(keyText);
+  if (id !== undefined) {
+    const read = readAvro(options.writerSchemas, id, keyText as Uint8Array, 'key');
+    const types = read.schema.resolvedTypes(options.avscTypes(topic.table));
+    keyRow = decodeRow(asObject(read.value, 'key'), types, options).row;
+  } else {
+    const key = parse(cache, topic.keySlot, keyText, exact, 'key');
+    keyRow = decodeRow(
+      asObject(key.payload, 'key'),
+      cache.resolvedTypes(key.schema, options.avscTypes(topic.table)),
+      options,
+    ).row;
+  }
   if (Object.keys(keyRow).length === 0) fail('message key has no columns');
   return keyRow;
 }
@@ -116,12 +132,22 @@ function decodeChange(
   options: DecoderOptions,
 ): DecodeResult {
   const { table } = topic;
-  const value = parse(cache, topic.valueSlot, valueText, exact, 'value');
-  const envelope = readEnvelope(value.payload, value.schema);
   const avsc = options.avscTypes(table);
-  // Without an inline schema, JSON alone cannot tell a precise decimal (base64) or a timestamp
-  // from text: refuse rather than store base64 as an amount.
-  if (!value.schema && !avsc) fail(`no inline schema and no .avsc column types for '${table}'`);
+  const id = schemaIdOf(valueText);
+  let envelope: Envelope;
+  let rowTypes: () => ReadonlyMap<string, ColumnType> | undefined;
+  if (id !== undefined) {
+    const read = readAvro(options.writerSchemas, id, valueText as Uint8Array, 'value');
+    envelope = readEnvelope(read.value, undefined);
+    rowTypes = () => avroRowTypes(read, origin.topic, table, avsc);
+  } else {
+    const value = parse(cache, topic.valueSlot, valueText, exact, 'value');
+    envelope = readEnvelope(value.payload, value.schema);
+    // Without an inline schema, JSON alone cannot tell a precise decimal (base64) or a timestamp
+    // from text: refuse rather than store base64 as an amount.
+    if (!value.schema && !avsc) fail(`no inline schema and no .avsc column types for '${table}'`);
+    rowTypes = () => cache.resolvedTypes(envelope.rowSchema, avsc);
+  }
   const pos = position(envelope.source, envelope.op, envelope.tsMs);
   if (envelope.op === 'm') return { type: 'ignored', reason: 'message' };
   if (envelope.op === 't')
@@ -134,11 +160,7 @@ function decodeChange(
   if (envelope.op === 'd')
     return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos, origin } };
   if (!envelope.after) fail(`op '${envelope.op}' without 'after'`);
-  const { row, unavailable } = decodeRow(
-    envelope.after,
-    cache.resolvedTypes(envelope.rowSchema, avsc),
-    options,
-  );
+  const { row, unavailable } = decodeRow(envelope.after, rowTypes(), options);
   const op = envelope.op as 'c' | 'u' | 'r';
   const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos, origin };
   return { type: 'change', change };

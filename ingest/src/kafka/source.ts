@@ -39,6 +39,8 @@ export interface KafkaSourceOptions {
    */
   readonly heartbeatTopic?: string;
   readonly onSourceCurrent?: (tsMs: number) => Promise<void>;
+  /** A heartbeat's time from its value (JSON or Avro); default heartbeatTsMs, JSON only. */
+  readonly readHeartbeat?: (value: Uint8Array | null) => number | undefined;
   readonly logger: Logger;
 }
 
@@ -49,6 +51,15 @@ export interface KafkaSourceOptions {
  * committed to Kafka.
  */
 export interface RecordsHandler<T> {
+  /**
+   * Before `prepare`, may wait (heartbeating) until the records can be decoded: the writer schemas
+   * of Avro records are fetched here (schema-registry/resolver.ts). Returns early when `signal`
+   * aborts; the chunk is then not handed over.
+   */
+  resolve?(
+    records: readonly RawRecord[],
+    hooks: { heartbeat: () => Promise<void>; signal: AbortSignal },
+  ): Promise<void>;
   prepare(records: RawRecord[]): T;
   commit(prepared: T): Promise<void>;
 }
@@ -75,6 +86,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const { logger } = options;
   const bound = options.maxEventsInFlight;
   const maxEventsInFlight = typeof bound === 'function' ? bound : () => bound;
+  const readHeartbeat = options.readHeartbeat ?? heartbeatTsMs;
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
@@ -140,14 +152,6 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       partitionsConsumedConcurrently: options.partitionsInFlight,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const { topic, partition, messages, highWatermark } = batch;
-        if (topic === options.heartbeatTopic) {
-          // Noted here; the records still go through the pipeline (ignored), so offsets commit.
-          for (const m of messages) {
-            const tsMs = heartbeatTsMs(m.value ?? null);
-            if (tsMs !== undefined && tsMs > (lastHeartbeat?.tsMs ?? 0))
-              lastHeartbeat = { tsMs, receivedAtMs: Date.now() };
-          }
-        }
         for (let i = 0; i < messages.length; i += options.maxBatchEvents) {
           // Backpressure: the fetcher (and so the broker) waits while too much is being applied.
           for (let bound = maxEventsInFlight(); inFlight.events() >= bound && !signal.aborted; ) {
@@ -155,13 +159,23 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
             await heartbeat();
             bound = maxEventsInFlight();
           }
-          if (!isRunning() || isStale() || signal.aborted) return;
           const chunk = messages.slice(i, i + options.maxBatchEvents);
+          const records = chunk.map((m) => toRecord(topic, partition, m));
+          await handler.resolve?.(records, { heartbeat, signal });
+          if (!isRunning() || isStale() || signal.aborted) return;
+          if (topic === options.heartbeatTopic) {
+            // Noted here; the records still go through the pipeline (ignored), so offsets commit.
+            for (const m of chunk) {
+              const tsMs = readHeartbeat(m.value ?? null);
+              if (tsMs !== undefined && tsMs > (lastHeartbeat?.tsMs ?? 0))
+                lastHeartbeat = { tsMs, receivedAtMs: Date.now() };
+            }
+          }
           const first = (chunk[0] as KafkaMessage).offset;
           const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
           const ticket = inFlight.add(topic, partition, first, last, chunk.length);
           if (!ticket) return; // blocked by a failed chunk until the seek takes effect
-          const prepared = handler.prepare(chunk.map((m) => toRecord(topic, partition, m)));
+          const prepared = handler.prepare(records);
           handler.commit(prepared).then(
             () => {
               inFlight.applied(ticket);

@@ -17,6 +17,10 @@ export interface IngestMetrics {
   readonly companyFilesClosedIdle: Counter;
   readonly openCompanyFiles: Gauge;
   readonly openCompanyFilesMax: Gauge;
+  /** The Avro path's schema registry (schema-registry/resolver.ts). */
+  readonly registryWaiting: Gauge;
+  readonly registryFetches: Counter<'outcome'>;
+  readonly writerSchemas: Gauge;
   /** Source commit time (ms) of the last applied change; freshness is computed at scrape time. */
   lastSourceTsMs: number | undefined;
   /** Source time (ms) up to which every change is known applied (heartbeats confirmed while caught up). */
@@ -82,9 +86,26 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
       help: 'Bound of the writer cache of company files (INGEST_MAX_OPEN_COMPANIES, or from the descriptor limit)',
       registers: [registry],
     }),
+    registryWaiting: new Gauge({
+      name: 'pda_ingest_schema_registry_waiting',
+      help: '1 while consumption waits for the schema registry (a writer schema of an Avro record could not be fetched), else 0',
+      registers: [registry],
+    }),
+    registryFetches: new Counter({
+      name: 'pda_ingest_schema_registry_fetches_total',
+      help: 'Writer schema fetches from the schema registry by outcome (ok, error: retried, unusable: not Avro)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    writerSchemas: new Gauge({
+      name: 'pda_ingest_writer_schemas',
+      help: 'Avro writer schemas held (one per registry id seen)',
+      registers: [registry],
+    }),
     lastSourceTsMs: undefined,
     sourceCurrentAtMs: undefined,
   };
+  metrics.registryWaiting.set(0);
   new Gauge({
     name: 'pda_ingest_freshness_seconds',
     help: 'now - source commit time (source.ts_ms) of the last applied change; absent before the first',

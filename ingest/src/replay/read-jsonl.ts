@@ -2,6 +2,8 @@
  * Captured records as JSON lines: {topic, partition, offset, key, value}. key/value are either the
  * Kafka message text (a string, exact) or its parsed JSON (an object, re-serialised; integers
  * beyond 2^53 were already rounded by whoever parsed them), or null (tombstone / no key).
+ * Binary records (Avro in the schema-registry wire format) come as `keyBase64`/`valueBase64`
+ * instead (test/fixtures/debezium-avro/README.md).
  * A line that is not such a record becomes a dead letter like any undecodable message.
  */
 import { createReadStream } from 'node:fs';
@@ -29,7 +31,10 @@ export function parseReplayLine(text: string, lineNo: number): ReplayLine {
   const partition = typeof r.partition === 'number' ? r.partition : 0;
   const offset =
     typeof r.offset === 'string' || typeof r.offset === 'number' ? String(r.offset) : String(lineNo);
-  return { record: { topic: r.topic, partition, offset, key: asText(r.key), value: asText(r.value) } };
+  const bytes = (b64: unknown) => (typeof b64 === 'string' ? Buffer.from(b64, 'base64') : undefined);
+  const key = bytes(r.keyBase64) ?? asText(r.key);
+  const value = bytes(r.valueBase64) ?? asText(r.value);
+  return { record: { topic: r.topic, partition, offset, key, value } };
 }
 
 /** Streams a JSONL file in chunks of at most `chunkSize` lines (blank lines skipped). */

@@ -6,18 +6,34 @@ import { ProjectionStore, type SourceTable } from '@pda/projections';
 import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
 import { createPipeline } from '../../src/apply/pipeline.ts';
-import { columnTypesFromAvsc, createDecoder, type RawRecord } from '../../src/decode/index.ts';
+import {
+  columnTypesFromAvsc,
+  createDecoder,
+  type RawRecord,
+  type WriterSchemas,
+} from '../../src/decode/index.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 
 const avscTypes = (table: SourceTable) => columnTypesFromAvsc(loadTableSchema(table));
 
 export const tempDataDir = (name = 'ingest-test-') => mkdtempSync(join(tmpdir(), name));
 
-export function applyRecords(dataDir: string, records: readonly RawRecord[], batchSize = 10_000) {
+/** `writerSchemas`: for Avro records (tests/support/fixtures.ts, avroFixture). */
+export function applyRecords(
+  dataDir: string,
+  records: readonly RawRecord[],
+  batchSize = 10_000,
+  writerSchemas?: WriterSchemas,
+) {
   const store = ProjectionStore.open({ dataDir });
   const metrics = createMetrics();
   const pipeline = createPipeline({
-    decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes }),
+    decoder: createDecoder({
+      topicPrefix: 'pda',
+      bareDecimalMode: 'precise',
+      avscTypes,
+      ...(writerSchemas ? { writerSchemas } : {}),
+    }),
     sink: store,
     metrics,
     logger: pino({ level: 'silent' }),

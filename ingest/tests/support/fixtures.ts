@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RawRecord } from '../../src/decode/index.ts';
+import { type RawRecord, WriterSchemas } from '../../src/decode/index.ts';
 import { parseReplayLine } from '../../src/replay/read-jsonl.ts';
 
 export const FIXTURE_FILE = join(
@@ -14,7 +14,28 @@ export const FIXTURE_FILE = join(
   '../../../test/fixtures/debezium/events.jsonl',
 );
 
-export function fixtureRecords(): RawRecord[] {
+export const AVRO_FIXTURE_DIR = join(
+  fileURLToPath(new URL('.', import.meta.url)),
+  '../../../test/fixtures/debezium-avro',
+);
+
+/**
+ * The same scenario's records as the Avro connector wrote them (test/fixtures/debezium-avro/README.md)
+ * and their writer schemas, as the resolver would have fetched them from the registry.
+ */
+export function avroFixture(): { records: RawRecord[]; writerSchemas: WriterSchemas } {
+  const records = fixtureRecords(join(AVRO_FIXTURE_DIR, 'events.jsonl'));
+  const writerSchemas = new WriterSchemas();
+  const schemas = JSON.parse(readFileSync(join(AVRO_FIXTURE_DIR, 'schemas.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  for (const [id, schema] of Object.entries(schemas)) writerSchemas.add(Number(id), JSON.stringify(schema));
+  return { records, writerSchemas };
+}
+
+export function fixtureRecords(file = FIXTURE_FILE): RawRecord[] {
+  const FIXTURE_FILE = file;
   if (!existsSync(FIXTURE_FILE)) {
     throw new Error(
       `captured fixture missing: ${FIXTURE_FILE} (committed; re-capture with \`pnpm --filter @pda/test capture-fixtures\`)`,

@@ -1,0 +1,59 @@
+/**
+ * The Avro half of the decoder's edge: a wire-format record (wire-format.ts) is read with the writer
+ * schema its header names (writer-schemas.ts, fetched ahead by the resolver) into the same plain
+ * objects the JSON path parses (`{before, after, source, op, ...}`, a key record), plus the column
+ * types that schema gives. decoder.ts then builds the same `Change` from either.
+ */
+import type { ColumnType } from './column-type.ts';
+import { fail } from './errors.ts';
+import { WIRE_HEADER_BYTES } from './wire-format.ts';
+import { WriterSchema, type WriterSchemas } from './writer-schemas.ts';
+
+export interface AvroRead {
+  readonly value: unknown;
+  readonly schema: WriterSchema;
+}
+
+export function readAvro(
+  schemas: WriterSchemas | undefined,
+  id: number,
+  bytes: Uint8Array,
+  what: string,
+): AvroRead {
+  const entry = schemas?.get(id);
+  if (!entry) {
+    // The resolver fetches every id of a chunk before it is decoded; only a decoder used without
+    // one (no INGEST_SCHEMA_REGISTRY_URL) gets here.
+    fail(
+      `${what} is Avro (writer schema ${id}) but no schema registry is configured (INGEST_SCHEMA_REGISTRY_URL)`,
+    );
+  }
+  if (!(entry instanceof WriterSchema)) fail(`${what}: ${entry.error}`);
+  const body = Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset + WIRE_HEADER_BYTES,
+    bytes.byteLength - WIRE_HEADER_BYTES,
+  );
+  try {
+    return { value: entry.type.fromBuffer(body), schema: entry };
+  } catch (error) {
+    return fail(
+      `${what} is not valid Avro for writer schema ${id}: ${String((error as Error).message).slice(0, 120)}`,
+    );
+  }
+}
+
+/** The writer's row types for a table, refusing a schema that no longer fits its .avsc (schema-fit.ts). */
+export function avroRowTypes(
+  read: AvroRead,
+  topic: string,
+  table: string,
+  avsc: ReadonlyMap<string, ColumnType> | undefined,
+): ReadonlyMap<string, ColumnType> {
+  if (avsc) {
+    const misfit = read.schema.misfit(avsc);
+    if (misfit)
+      fail(`writer schema ${read.schema.id} of ${topic} does not fit schemas/${table}.avsc: ${misfit}`);
+  }
+  return read.schema.resolvedTypes(avsc);
+}

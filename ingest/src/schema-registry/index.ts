@@ -1,0 +1,60 @@
+/**
+ * The Avro path's pieces for one worker: the writer schemas (kept across generation swaps: an id
+ * always names the same schema), the resolver that fetches them, and what `/readyz` says about the
+ * registry. JSON records need none of it; the format is detected per record (decode/wire-format.ts).
+ */
+import type { Logger } from 'pino';
+import { heartbeatTsMs, type RawRecord, WriterSchemas } from '../decode/index.ts';
+import type { IngestMetrics } from '../ops/metrics.ts';
+import { createSchemaRegistryClient } from './client.ts';
+import { createSchemaResolver, type ResolveHooks } from './resolver.ts';
+
+export { createSchemaRegistryClient, SchemaFetchError, type SchemaRegistryClient } from './client.ts';
+export { createSchemaResolver, type RegistryState, type SchemaResolver } from './resolver.ts';
+
+export interface AvroSupport {
+  readonly writerSchemas: WriterSchemas;
+  resolve(records: readonly RawRecord[], hooks: ResolveHooks): Promise<void>;
+  readHeartbeat(value: Uint8Array | null): number | undefined;
+  /** False while consumption waits for the registry (`/readyz` 503). */
+  ready(): boolean;
+  /** `/readyz` detail: `ok`, or why consumption waits. */
+  health(): { status: 'ok' | 'waiting'; url: string | null; error?: string; waiting_since?: string };
+}
+
+export function createAvroSupport(
+  config: {
+    readonly INGEST_SCHEMA_REGISTRY_URL?: string | undefined;
+    readonly INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: number;
+  },
+  logger: Logger,
+  metrics: IngestMetrics,
+): AvroSupport {
+  const writerSchemas = new WriterSchemas();
+  const client = createSchemaRegistryClient({
+    url: config.INGEST_SCHEMA_REGISTRY_URL,
+    timeoutMs: config.INGEST_SCHEMA_REGISTRY_TIMEOUT_MS,
+  });
+  const resolver = createSchemaResolver({
+    client,
+    schemas: writerSchemas,
+    logger: logger.child({ component: 'schema-registry' }),
+    metrics,
+  });
+  return {
+    writerSchemas,
+    resolve: (records, hooks) => resolver.resolve(records, hooks),
+    readHeartbeat: (value) => heartbeatTsMs(value, writerSchemas),
+    ready: () => !resolver.state().waiting,
+    health() {
+      const state = resolver.state();
+      if (!state.waiting) return { status: 'ok', url: client.url ?? null };
+      return {
+        status: 'waiting',
+        url: client.url ?? null,
+        ...(state.error ? { error: state.error } : {}),
+        ...(state.since ? { waiting_since: new Date(state.since).toISOString() } : {}),
+      };
+    },
+  };
+}

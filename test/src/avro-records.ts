@@ -1,0 +1,70 @@
+// Avro records in tests: the converter settings of each format (ops/stack/converters/*.json) and a
+// reader that turns wire-format bytes into the plain objects the JSON messages parse to, with the
+// writer schemas from the stack's registry (PDA_SCHEMA_REGISTRY_URL, its Confluent-compatible API).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createLogger,
+  createSchemaRegistryClient,
+  createSchemaResolver,
+  type RawRecord,
+  readAvro,
+  schemaIdOf,
+  WriterSchemas,
+} from '@pda/ingest';
+import { loadStackEnv, repoRoot } from './stack-env.ts';
+
+export type ConverterFormat = 'avro' | 'json' | 'json-schemaless';
+
+/** The key/value converter settings of one format, to override a connector's (connector.json). */
+export function converterConfig(format: ConverterFormat): Record<string, string> {
+  return JSON.parse(readFileSync(join(repoRoot, `ops/stack/converters/${format}.json`), 'utf8'));
+}
+
+export function schemaRegistryUrl(): string {
+  if (!process.env.PDA_SCHEMA_REGISTRY_URL) loadStackEnv();
+  const url = process.env.PDA_SCHEMA_REGISTRY_URL;
+  if (!url) throw new Error("PDA_SCHEMA_REGISTRY_URL is not set: run 'bash ops/stack/stack.sh up'");
+  return url;
+}
+
+export interface AvroReader {
+  readonly schemas: WriterSchemas;
+  /** Fetches the writer schemas the records name (once each). */
+  resolve(records: readonly RawRecord[]): Promise<void>;
+  /** The record's key or value as an object: Avro decoded, JSON parsed, null stays null. */
+  toObject(bytes: Uint8Array | string | null, what: string): unknown;
+}
+
+export function avroReader(url = schemaRegistryUrl()): AvroReader {
+  const schemas = new WriterSchemas();
+  const resolver = createSchemaResolver({
+    client: createSchemaRegistryClient({ url, timeoutMs: 5000 }),
+    schemas,
+    logger: createLogger('warn'),
+  });
+  return {
+    schemas,
+    resolve: (records) => resolver.resolve(records),
+    toObject(bytes, what) {
+      if (bytes === null) return null;
+      const id = schemaIdOf(bytes);
+      if (id === undefined)
+        return JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
+      return readAvro(schemas, id, bytes as Uint8Array, what).value;
+    },
+  };
+}
+
+/** The writer schemas a set of records use, as `{id: schema JSON}` (for fixtures). */
+export function usedSchemas(reader: AvroReader, records: readonly RawRecord[]): Record<string, unknown> {
+  const used: Record<string, unknown> = {};
+  for (const record of records) {
+    for (const bytes of [record.key, record.value]) {
+      const id = schemaIdOf(bytes);
+      const entry = id === undefined ? undefined : reader.schemas.get(id);
+      if (entry && 'json' in entry) used[String(id)] = entry.json;
+    }
+  }
+  return used;
+}
