@@ -1,8 +1,10 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { listCompanyFiles } from '../src/apply/list-companies.ts';
 import { type Change, openCompanyReader, ProjectionStore, type TableCounts } from '../src/index.ts';
+import { companyPath } from '../src/paths.ts';
 import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
-import { A, B, companyRows, controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
+import { A, B, C, companyRows, controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 /**
  * Table-driven: `given` is applied as one batch, then `changes` as another; `expected` lists the
@@ -19,6 +21,8 @@ interface Case {
 
 const S1 = id(1);
 const S2 = id(2);
+/** A value PostgreSQL stores out of line (TOAST): an update that leaves it unchanged omits it. */
+const LONG = 'x'.repeat(6_000);
 const site = (fields: Record<string, string | null>, lsn: number, options = {}) =>
   makeUpsert('sites', sampleRow('sites', { id: S1, company_id: A, ...fields }), lsn, options);
 const company = (companyId: string, lsn: number) =>
@@ -231,6 +235,99 @@ const cases: Case[] = [
     expected: { [A]: { sites: [{ id: S1, notes: '', latitude: null }] } },
   },
   {
+    name: 'a move leaving a TOASTed column out takes its value from the file the row left',
+    given: [site({ notes: LONG }, 10)],
+    changes: [site({ company_id: B, name: 'Moved' }, 20, { op: 'u', unavailable: ['notes'] })],
+    expected: {
+      [A]: { sites: [], tombstones: [{ id: S1, _src_lsn: 20 }] },
+      [B]: {
+        sites: [{ id: S1, name: 'Moved', notes: LONG, _json: expect.stringContaining(`"notes":"${LONG}"`) }],
+      },
+      control: { routes: [{ id: S1, company_id: B, _src_lsn: 20 }] },
+    },
+    counts: { sites: { applied: 1 } },
+  },
+  {
+    name: 'a move after an update of the column in the same batch takes the updated value',
+    given: [site({ notes: 'Stored notes' }, 10)],
+    changes: [
+      site({ notes: LONG }, 11, { op: 'u' }),
+      site({ company_id: B, name: 'Moved' }, 20, { op: 'u', unavailable: ['notes'] }),
+    ],
+    expected: { [A]: { sites: [] }, [B]: { sites: [{ id: S1, name: 'Moved', notes: LONG }] } },
+    counts: { sites: { applied: 2 } },
+  },
+  {
+    name: 'two moves in one batch (A → B → C): the value goes all the way',
+    given: [site({ notes: LONG }, 10)],
+    changes: [
+      site({ company_id: B }, 20, { op: 'u', unavailable: ['notes'] }),
+      site({ company_id: C, name: 'Moved twice' }, 21, { op: 'u', unavailable: ['notes', 'latitude'] }),
+    ],
+    expected: {
+      [A]: { sites: [], tombstones: [{ id: S1, _src_lsn: 20 }] },
+      [B]: { sites: [], tombstones: [{ id: S1, _src_lsn: 21 }] },
+      [C]: { sites: [{ id: S1, name: 'Moved twice', notes: LONG, latitude: 43.65107, _src_lsn: 21 }] },
+      control: { routes: [{ id: S1, company_id: C, _src_lsn: 21 }] },
+    },
+    counts: { sites: { applied: 2 } },
+  },
+  {
+    name: 'a move there and back in one batch (A → B → A) keeps the value',
+    given: [site({ notes: LONG }, 10)],
+    changes: [
+      site({ company_id: B }, 20, { op: 'u', unavailable: ['notes'] }),
+      site({ name: 'Back' }, 21, { op: 'u', unavailable: ['notes'] }),
+    ],
+    expected: {
+      [A]: { sites: [{ id: S1, name: 'Back', notes: LONG, _src_lsn: 21 }], tombstones: [] },
+      [B]: { sites: [], tombstones: [{ id: S1, _src_lsn: 21 }] },
+    },
+    counts: { sites: { applied: 2 } },
+  },
+  {
+    name: 'two rows swapping companies in one batch both keep their values (the batch is cut in two)',
+    given: [site({ notes: LONG }, 10), site({ id: S2, company_id: B, notes: 'Other long notes' }, 11)],
+    changes: [
+      site({ company_id: B }, 20, { op: 'u', unavailable: ['notes'] }),
+      site({ id: S2, company_id: A }, 21, { op: 'u', unavailable: ['notes'] }),
+    ],
+    expected: {
+      [A]: { sites: [{ id: S2, notes: 'Other long notes', _src_lsn: 21 }], tombstones: [{ id: S1 }] },
+      [B]: { sites: [{ id: S1, notes: LONG, _src_lsn: 20 }], tombstones: [{ id: S2 }] },
+      control: {
+        routes: [
+          { id: S1, company_id: B, _src_lsn: 20 },
+          { id: S2, company_id: A, _src_lsn: 21 },
+        ],
+      },
+    },
+    counts: { sites: { applied: 2 } },
+  },
+  {
+    name: 'a move that arrives before its create has no value to take: empty, as any row first seen by an update',
+    given: [],
+    changes: [site({ company_id: B }, 20, { op: 'u', unavailable: ['notes'] }), site({ notes: LONG }, 10)],
+    expected: {
+      [B]: { sites: [{ id: S1, notes: '', _src_lsn: 20 }] },
+      control: { routes: [{ id: S1, company_id: B, _src_lsn: 20 }] },
+    },
+    counts: { sites: { applied: 1, skipped: 1 } },
+  },
+  {
+    name: 'a move after a delete and a re-create in the same batch takes the re-created value',
+    given: [site({ notes: 'Deleted notes' }, 10)],
+    changes: [
+      makeDelete('sites', { id: S1 }, 11),
+      site({ notes: LONG }, 12),
+      site({ company_id: B }, 20, { op: 'u', unavailable: ['notes'] }),
+    ],
+    expected: {
+      [A]: { sites: [], tombstones: [{ id: S1, _src_lsn: 20 }] },
+      [B]: { sites: [{ notes: LONG }] },
+    },
+  },
+  {
     name: 'TRUNCATE clears the table in every company file and its routes; older changes stay out',
     given: [site({}, 10), site({ id: S2, company_id: B }, 11), company(A, 1)],
     changes: [
@@ -345,6 +442,24 @@ describe('applyBatch', () => {
     const again = store.applyBatch(changes);
     expect(again.applied).toBe(0);
     expect(dump(dir, true)).toEqual(before);
+    store.close();
+  });
+});
+
+describe('a move whose losing file does not hold the row (lost with the file, or refused there)', () => {
+  it('has nothing to carry: the column gets its empty value, the move and its tombstone apply', () => {
+    const dir = tempDataDir();
+    const store = ProjectionStore.open({ dataDir: dir, clockUs: fixedClock(), nowMs: () => 1 });
+    store.applyBatch([site({ notes: LONG }, 10)]);
+    const db = new Database(companyPath(dir, A));
+    db.prepare('DELETE FROM sites WHERE id = ?').run(S1);
+    db.close();
+
+    const moved = [site({ company_id: B, name: 'Moved' }, 20, { op: 'u', unavailable: ['notes'] })];
+    expect(store.applyBatch(moved)).toMatchObject({ applied: 1, rejected: 0 });
+    expect(companyRows(dir, B, 'sites')).toMatchObject([{ id: S1, name: 'Moved', notes: '' }]);
+    expect(companyRows(dir, A, 'tombstones')).toMatchObject([{ id: S1, _src_lsn: 20 }]);
+    expect(store.applyBatch(moved).applied).toBe(0);
     store.close();
   });
 });

@@ -1,7 +1,8 @@
 import type { Change } from '../change.ts';
-import { applyCompanyOps } from './apply-company.ts';
+import { applyCompany } from './apply-company.ts';
 import { applyControl } from './apply-control.ts';
 import type { CompanyFiles } from './company-files.ts';
+import { companyOrder } from './company-order.ts';
 import type { ControlFile } from './control-file.ts';
 import type { DeadLetter } from './dead-letters.ts';
 import type { Rejection } from './plan.ts';
@@ -19,7 +20,13 @@ import { type BatchResult, Tally } from './result.ts';
  * operation through their version guards (_src_lsn, tombstones, floors) and the others apply
  * theirs. Once control committed, a redelivery finds every change at or below a guard: all skipped.
  * Creating a company's file is idempotent, so it may happen before its control row commits.
- * Company transactions never depend on each other, only on the plan, so their order is free.
+ *
+ * Company transactions depend only on the plan, with one exception: a moved row whose change left
+ * columns out (unchanged TOASTed values) takes them from the file it left, which must therefore
+ * commit after the receiving file (company-order.ts, carry.ts). Should two such moves need opposite
+ * orders (rows swapping companies), the batch is cut before the second: the first part is applied
+ * and committed, control included, then the rest is planned and applied the same way. Each part is
+ * a batch of its own, so a redelivery of the whole is safe as above.
  */
 export function applyBatch(
   control: ControlFile,
@@ -30,49 +37,65 @@ export function applyBatch(
   nowMs: number,
   sourceCurrentAtMs?: number,
 ): BatchResult {
-  const started = performance.now();
-  const plan = planBatch(changes, control, dataDir);
-  const planned = performance.now();
   const tally = new Tally();
-  const rejections: Rejection[] = [...plan.rejections];
-
+  const rejections: Rejection[] = [];
+  const timings = { planMs: 0, companiesMs: 0, controlMs: 0 };
   const before = files.counts();
-  // Open files first, then the others: when the batch spans more companies than the cache holds,
-  // only those beyond the bound are reopened, not every one (company transactions are independent).
-  const closed: string[] = [];
-  for (const [companyId, ops] of plan.companies) {
-    if (files.isOpen(companyId)) applyCompanyOps(files.get(companyId), ops, tally, rejections);
-    else closed.push(companyId);
-  }
-  for (const companyId of closed) {
-    applyCompanyOps(files.get(companyId), plan.companies.get(companyId) ?? [], tally, rejections);
-  }
-  const appliedElsewhere = tally.applied;
-  const companiesDone = performance.now();
+  let companies = 0;
+  let rest = changes;
+  let first = true;
+  do {
+    const started = performance.now();
+    const plan = planBatch(rest, control, dataDir);
+    const part = plan.planned === rest.length ? rest : rest.slice(0, plan.planned);
+    rest = part === rest ? [] : rest.slice(plan.planned);
+    const planned = performance.now();
+    const partRejections: Rejection[] = [...plan.rejections];
+    const appliedBefore = tally.applied;
 
-  let maxSourceTsMs: number | undefined;
-  for (const change of changes) {
-    const ts = change.position?.tsMs;
-    if (Number.isFinite(ts) && (maxSourceTsMs === undefined || ts > maxSourceTsMs)) maxSourceTsMs = ts;
-  }
-  applyControl(
-    control,
-    files,
-    { plan, rejections, deadLetters, appliedElsewhere, maxSourceTsMs, sourceCurrentAtMs, nowMs },
-    tally,
-  );
-  const controlDone = performance.now();
+    for (const companyId of companyOrder(plan, (id) => files.isOpen(id))) {
+      applyCompany(files, companyId, plan.companies.get(companyId) ?? [], tally, partRejections);
+    }
+    const companiesDone = performance.now();
+
+    let maxSourceTsMs: number | undefined;
+    for (const change of part) {
+      const ts = change.position?.tsMs;
+      if (Number.isFinite(ts) && (maxSourceTsMs === undefined || ts > maxSourceTsMs)) maxSourceTsMs = ts;
+    }
+    applyControl(
+      control,
+      files,
+      {
+        plan,
+        rejections: partRejections,
+        deadLetters: first ? deadLetters : [],
+        appliedElsewhere: tally.applied - appliedBefore,
+        maxSourceTsMs,
+        // Only once every change of the batch is applied.
+        sourceCurrentAtMs: rest.length === 0 ? sourceCurrentAtMs : undefined,
+        nowMs,
+      },
+      tally,
+    );
+    for (const change of plan.skipped) tally.count(change.table, 'skipped');
+    for (const { change } of plan.rejections) tally.count(change.table, 'rejected');
+    rejections.push(...partRejections);
+    companies += plan.companies.size;
+    first = false;
+    timings.planMs += planned - started;
+    timings.companiesMs += companiesDone - planned;
+    timings.controlMs += performance.now() - companiesDone;
+  } while (rest.length > 0);
   files.closeIdle();
   const after = files.counts();
 
-  for (const change of plan.skipped) tally.count(change.table, 'skipped');
-  for (const { change } of plan.rejections) tally.count(change.table, 'rejected');
   return {
     tables: tally.tables,
     applied: tally.applied,
     skipped: tally.skipped,
     rejected: tally.rejected,
-    companies: plan.companies.size,
+    companies,
     files: {
       opened: after.opened - before.opened,
       evicted: after.evicted - before.evicted,
@@ -82,10 +105,6 @@ export function applyBatch(
     },
     rejections,
     deadLettered: deadLetters.length + rejections.length,
-    timings: {
-      planMs: planned - started,
-      companiesMs: companiesDone - planned,
-      controlMs: controlDone - companiesDone,
-    },
+    timings,
   };
 }

@@ -1,5 +1,6 @@
 import { type Change, CONTROL_TABLES, TENANT_TABLES, type TenantTable } from '../change.ts';
 import type { ControlFile } from './control-file.ts';
+import { KnownValues } from './known-values.ts';
 import { listCompanyFiles } from './list-companies.ts';
 import { emptyPlan, type Plan } from './plan.ts';
 import { planControlDelete, planControlTruncate, planControlUpsert } from './plan-control.ts';
@@ -43,10 +44,14 @@ function shapeProblem(change: Change): string | undefined {
   return undefined;
 }
 
-/** Decides every write of a batch, in batch order, reading only control.sqlite (see plan.ts). */
+/**
+ * Decides every write of a batch, in batch order, reading only control.sqlite (see plan.ts). Stops
+ * before a change that would make the order of the company transactions cyclic (`plan.planned`).
+ */
 export function planBatch(changes: readonly Change[], control: ControlFile, dataDir: string): Plan {
   const plan = emptyPlan();
   const view = new RouteView(control, plan);
+  const known = new KnownValues();
   prefetchRoutes(view, changes);
   let onDisk: string[] | undefined;
   const companiesOnDisk = () => {
@@ -55,6 +60,7 @@ export function planBatch(changes: readonly Change[], control: ControlFile, data
   };
 
   for (const change of changes) {
+    plan.planned++;
     const table = change.table;
     // Ingest's decoder is typed, but the apply path must survive anything: refuse, never throw.
     if (!TENANT.has(table) && !CONTROL.has(table)) {
@@ -68,15 +74,18 @@ export function planBatch(changes: readonly Change[], control: ControlFile, data
     }
     switch (change.kind) {
       case 'upsert':
-        if (isTenant(table)) planTenantUpsert(plan, view, change, table);
-        else planControlUpsert(plan, view, change, table);
+        if (!isTenant(table)) planControlUpsert(plan, view, change, table);
+        else if (planTenantUpsert(plan, view, known, change, table) === 'cut') {
+          plan.planned--;
+          return plan;
+        }
         break;
       case 'delete':
-        if (isTenant(table)) planTenantDelete(plan, view, change, table);
+        if (isTenant(table)) planTenantDelete(plan, view, known, change, table);
         else planControlDelete(plan, view, change, table);
         break;
       case 'truncate':
-        if (isTenant(table)) planTenantTruncate(plan, view, change, table, companiesOnDisk);
+        if (isTenant(table)) planTenantTruncate(plan, view, known, change, table, companiesOnDisk);
         else planControlTruncate(plan, view, change, table);
         break;
       default:

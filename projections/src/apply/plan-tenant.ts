@@ -1,9 +1,12 @@
-import type { DeleteChange, TenantTable, TruncateChange, UpsertChange } from '../change.ts';
+import type { Change, DeleteChange, TenantTable, TruncateChange, UpsertChange } from '../change.ts';
 import { isUuid } from '../paths.ts';
 import { coerceRow } from './coerce.ts';
-import { type Plan, pushCompanyOp } from './plan.ts';
+import type { KnownValues } from './known-values.ts';
+import { type CompanyOp, type Plan, pushCompanyOp } from './plan.ts';
 import type { RouteView } from './route-view.ts';
 import { tableSpec } from './table-spec.ts';
+
+type UpsertOp = Extract<CompanyOp, { kind: 'upsert' }>;
 
 /**
  * Planning of tenant-table changes: which company file(s) each one touches (routing without
@@ -15,30 +18,44 @@ import { tableSpec } from './table-spec.ts';
  * tombstone anyway). So duplicates and replays never move a row back.
  */
 
+/**
+ * 'cut': nothing was planned for the change, because the file its moved row's values are read from
+ * must already commit after the receiving file (a cycle, e.g. two rows swapping companies): the
+ * batch is cut before it (apply-batch.ts).
+ */
 export function planTenantUpsert(
   plan: Plan,
   view: RouteView,
+  known: KnownValues,
   change: UpsertChange,
   table: TenantTable,
-): void {
+): 'planned' | 'cut' {
   const lsn = change.position.lsn;
-  if (lsn <= view.floor(table)) return void plan.skipped.push(change);
-  const coerced = coerceRow(tableSpec('company', table), change.row, change.unavailable);
-  if (!coerced.ok) return void plan.rejections.push({ change, reason: coerced.reason });
+  if (lsn <= view.floor(table)) return skip(plan, change);
+  const spec = tableSpec('company', table);
+  const coerced = coerceRow(spec, change.row, change.unavailable);
+  if (!coerced.ok) return reject(plan, change, coerced.reason);
   const id = change.row.id;
-  if (typeof id !== 'string' || id === '') {
-    return void plan.rejections.push({ change, reason: 'id is not a string' });
-  }
+  if (typeof id !== 'string' || id === '') return reject(plan, change, 'id is not a string');
 
   const route = view.get(table, id);
   const named = change.unavailable.includes('company_id') ? undefined : change.row.company_id;
   // Under default REPLICA IDENTITY company_id is always in an update's `after`; the route is the
   // fallback should a decoder ever leave it out.
   const companyId = named ?? route?.companyId;
-  if (!isUuid(companyId)) {
-    return void plan.rejections.push({ change, reason: 'company_id is missing or not a uuid' });
-  }
+  if (!isUuid(companyId)) return reject(plan, change, 'company_id is missing or not a uuid');
 
+  const row = known.after(spec, id, lsn, coerced.values, coerced.missing, route?.companyId);
+  let op: UpsertOp = {
+    kind: 'upsert',
+    table,
+    id,
+    values: coerced.values,
+    missing: coerced.missing,
+    lsn,
+    change,
+    derived: false,
+  };
   if (route === undefined) {
     const tombstone = view.tombstone(table, id);
     if (tombstone !== undefined) {
@@ -48,26 +65,64 @@ export function planTenantUpsert(
       if (lsn <= tombstone) {
         pushCompanyOp(plan, companyId, { kind: 'delete', table, id, lsn: tombstone, change, derived: true });
         view.set(table, id, { companyId, lsn });
-        return void plan.skipped.push(change);
+        known.deleted(table, id, tombstone);
+        return skip(plan, change);
       }
     }
     view.set(table, id, { companyId, lsn });
   } else if (route.companyId !== companyId) {
-    if (lsn <= route.lsn) return void plan.skipped.push(change);
+    if (lsn <= route.lsn) return skip(plan, change);
+    // The row moves with every column: those the change could not carry come from the batch's
+    // earlier upserts of the row, or from the file that held it before the batch (carry.ts), which
+    // must then commit after this one.
+    const carry =
+      row.origin !== undefined && row.unknown.length > 0
+        ? { from: row.origin, columns: row.unknown }
+        : undefined;
+    if (carry !== undefined && carry.from !== companyId) {
+      if (reaches(plan, carry.from, companyId)) return 'cut';
+      addPrecedes(plan, companyId, carry.from);
+    }
+    op = { ...op, values: row.values, missing: row.unknown, ...(carry && { carry }) };
     // The row moved: it leaves a tombstone in the old file at the same position.
     pushCompanyOp(plan, route.companyId, { kind: 'delete', table, id, lsn, change, derived: true });
     view.set(table, id, { companyId, lsn });
   }
-  pushCompanyOp(plan, companyId, {
-    kind: 'upsert',
-    table,
-    id,
-    values: coerced.values,
-    missing: coerced.missing,
-    lsn,
-    change,
-    derived: false,
-  });
+  known.set(table, id, row);
+  pushCompanyOp(plan, companyId, op);
+  return 'planned';
+}
+
+function skip(plan: Plan, change: Change): 'planned' {
+  plan.skipped.push(change);
+  return 'planned';
+}
+
+function reject(plan: Plan, change: Change, reason: string): 'planned' {
+  plan.rejections.push({ change, reason });
+  return 'planned';
+}
+
+/** Whether `from`'s transaction must already precede `to`'s (directly or through others). */
+function reaches(plan: Plan, from: string, to: string): boolean {
+  const seen = new Set<string>();
+  const stack = [from];
+  for (let company = stack.pop(); company !== undefined; company = stack.pop()) {
+    if (company === to) return true;
+    if (seen.has(company)) continue;
+    seen.add(company);
+    for (const next of plan.precedes.get(company) ?? []) stack.push(next);
+  }
+  return false;
+}
+
+function addPrecedes(plan: Plan, first: string, then: string): void {
+  let after = plan.precedes.get(first);
+  if (!after) {
+    after = new Set();
+    plan.precedes.set(first, after);
+  }
+  after.add(then);
 }
 
 /**
@@ -78,6 +133,7 @@ export function planTenantUpsert(
 export function planTenantDelete(
   plan: Plan,
   view: RouteView,
+  known: KnownValues,
   change: DeleteChange,
   table: TenantTable,
 ): void {
@@ -92,8 +148,10 @@ export function planTenantDelete(
     const tombstone = view.tombstone(table, id);
     if (tombstone !== undefined && lsn <= tombstone) return void plan.skipped.push(change);
     view.setTombstone(table, id, lsn);
+    known.deleted(table, id, lsn);
     return void plan.appliedInControl.push(change);
   }
+  known.deleted(table, id, lsn);
   pushCompanyOp(plan, route.companyId, { kind: 'delete', table, id, lsn, change, derived: false });
 }
 
@@ -104,6 +162,7 @@ export function planTenantDelete(
 export function planTenantTruncate(
   plan: Plan,
   view: RouteView,
+  known: KnownValues,
   change: TruncateChange,
   table: TenantTable,
   companiesOnDisk: () => readonly string[],
@@ -112,6 +171,7 @@ export function planTenantTruncate(
   if (lsn <= view.floor(table)) return void plan.skipped.push(change);
   view.setFloor(table, lsn);
   view.clear(table);
+  known.truncated(table);
   view.dropTombstonesUpTo(table, lsn);
   const companies = new Set([...companiesOnDisk(), ...plan.companies.keys()]);
   for (const companyId of companies)

@@ -12,6 +12,17 @@ import type { Route } from './control-file.ts';
 export type ControlTable = 'companies' | 'api_keys' | 'api_key_companies';
 
 /**
+ * Columns a moved row takes from the row stored in the company file it left, read just before the
+ * receiving file's transaction (carry.ts): values the change could not carry (unchanged TOASTed
+ * columns) and no earlier change of the batch did either.
+ */
+export interface Carry {
+  /** The company file that held the row before the batch. */
+  readonly from: string;
+  readonly columns: readonly string[];
+}
+
+/**
  * `derived` marks operations that follow from another change (a move's delete in the old file, the
  * TRUNCATE fan-out to every file): they are not counted again, but name their change if refused.
  */
@@ -21,10 +32,12 @@ export type CompanyOp =
       readonly table: TenantTable;
       readonly id: string;
       readonly values: readonly SqlValue[];
+      /** Columns without a value: an insert gets their empty value, an update keeps the stored one. */
       readonly missing: readonly string[];
       readonly lsn: number;
       readonly change: UpsertChange;
       readonly derived: false;
+      readonly carry?: Carry;
     }
   | {
       readonly kind: 'delete';
@@ -71,6 +84,17 @@ export interface Rejection {
 
 export interface Plan {
   readonly companies: Map<string, CompanyOp[]>;
+  /**
+   * Company → the companies whose transactions must commit after its own: it reads values from
+   * their files (its operations' `carry`), and their own operations replace those rows with
+   * tombstones. Never cyclic: planning cuts the batch before a change that would close a cycle.
+   */
+  readonly precedes: Map<string, Set<string>>;
+  /**
+   * How many of the changes given to planBatch this plan covers: all of them, unless a cycle in
+   * `precedes` cut the batch; the rest is planned again after this part committed (apply-batch.ts).
+   */
+  planned: number;
   readonly control: ControlOp[];
   /** Routes to write, final state per row (after any TRUNCATE of the batch). */
   readonly routes: Map<TenantTable, Map<string, Route>>;
@@ -91,6 +115,8 @@ export interface Plan {
 export function emptyPlan(): Plan {
   return {
     companies: new Map(),
+    precedes: new Map(),
+    planned: 0,
     control: [],
     routes: new Map(),
     clearedRoutes: new Set(),

@@ -1,3 +1,5 @@
+import { withCarried } from './carry.ts';
+import type { SqlValue } from './coerce.ts';
 import type { CompanyFile } from './company-file.ts';
 import type { CompanyOp } from './plan.ts';
 import type { Outcome } from './result.ts';
@@ -13,8 +15,9 @@ type UpsertOp = Extract<CompanyOp, { kind: 'upsert' }>;
  * Guarded upsert of a tenant row into its company file. Skipped when the change is at or below the
  * table's TRUNCATE floor, the row's tombstone, or the stored row's _src_lsn. A newer upsert removes
  * the tombstone (the row exists again). A contact moves its site(s); a category its equipment.
+ * `carried`: the values of `op.carry`'s columns read from the file the row left (carry.ts).
  */
-export function upsertRow(file: CompanyFile, op: UpsertOp): Outcome {
+export function upsertRow(file: CompanyFile, op: UpsertOp, carried?: readonly SqlValue[]): Outcome {
   const { table, id, lsn } = op;
   const floor = file.floors.get(table);
   if (floor !== undefined && lsn <= floor) return 'skipped';
@@ -33,17 +36,18 @@ export function upsertRow(file: CompanyFile, op: UpsertOp): Outcome {
   }
 
   const spec = tableSpec('company', table);
-  const statement = upsertStatement(file.statements, spec, op.missing);
+  const { values, missing } = withCarried(spec, op, carried);
+  const statement = upsertStatement(file.statements, spec, missing);
   const info = spec.hasDocument
-    ? statement.run(...op.values, lsn, file.nextChangeTime(), renderDocument(spec, op.values))
-    : statement.run(...op.values, lsn, file.nextChangeTime());
+    ? statement.run(...values, lsn, file.nextChangeTime(), renderDocument(spec, values))
+    : statement.run(...values, lsn, file.nextChangeTime());
   if (info.changes === 0) return 'skipped';
   if (tombstone !== undefined) removeTombstone(file.statements, table, id);
   // Columns the change did not carry kept their stored values: render from the stored row.
-  if (spec.hasDocument && op.missing.length > 0) rerenderStored(file, spec, id);
+  if (spec.hasDocument && missing.length > 0) rerenderStored(file, spec, id);
 
   if (table === 'site_contacts') {
-    const siteId = op.missing.includes('site_id') ? previousSite : op.change.row.site_id;
+    const siteId = missing.includes('site_id') ? previousSite : op.change.row.site_id;
     if (typeof siteId === 'string') touchSite(file, siteId);
     if (previousSite !== undefined && previousSite !== siteId) touchSite(file, previousSite);
   } else if (table === 'equipment_categories') {
