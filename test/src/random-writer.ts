@@ -146,24 +146,14 @@ async function deleteRandom(q: Query, table: string, company: string): Promise<v
 }
 
 /**
- * A site and its contacts move to another company together, as the office would move them. Only
- * a site whose notes are stored inline: PostgreSQL sends a TOASTed column that an UPDATE leaves
- * unchanged as "unavailable", and the company file that receives the moved row has no stored value
- * to keep, so today the gaining company's copy of such a site gets empty notes (a projection
- * limitation, not a sync one; a full export shows it the same way).
+ * A site and its contacts move to another company together, as the office would move them. A site
+ * with large notes moves too: PostgreSQL sends its unchanged TOASTed notes as "unavailable", and the
+ * gaining company's copy must still have them (projections/README.md, "Unavailable values").
  */
 async function moveSite(q: Query, from: string, to: string): Promise<void> {
-  const { rows } = await q(
-    'SELECT id FROM sites WHERE company_id = $1 AND length(notes) < 1000 ORDER BY random() LIMIT 1',
-    [from],
-  );
-  const id = rows[0]?.id as string | undefined;
+  const id = await randomId(q, 'sites', from);
   if (id === undefined) return;
-  // Checked again by the UPDATE itself: a late transaction may give the site large notes meanwhile.
-  const moved = await q(
-    'UPDATE sites SET company_id = $2 WHERE id = $1 AND company_id = $3 AND length(notes) < 1000',
-    [id, to, from],
-  );
+  const moved = await q('UPDATE sites SET company_id = $2 WHERE id = $1 AND company_id = $3', [id, to, from]);
   if (moved.rowCount === 1) await q('UPDATE site_contacts SET company_id = $2 WHERE site_id = $1', [id, to]);
 }
 
