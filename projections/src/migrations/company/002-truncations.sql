@@ -4,7 +4,7 @@
 -- and deletes at or below it are skipped, so a replayed older insert cannot bring a row back
 -- (a TRUNCATE leaves no per-row tombstones).
 CREATE TABLE truncations (
-  table_name  TEXT PRIMARY KEY,
-  _src_lsn    INTEGER NOT NULL,
-  _changed_us INTEGER NOT NULL
+  table_name  TEXT PRIMARY KEY,   -- the truncated source table
+  _src_lsn    INTEGER NOT NULL,   -- source position of its last TRUNCATE
+  _changed_us INTEGER NOT NULL    -- projection change time of that TRUNCATE [µs since 1970-01-01 UTC]
 ) STRICT;

@@ -1,5 +1,6 @@
 -- Company file, schema version 3: stored documents (projections/README.md, "Stored documents").
--- _json holds the record's JSON as the api serves it, rendered by ingest from the row's columns
+
+-- _json: the record's JSON as the api serves it, rendered by ingest from the row's columns
 -- when it writes the row (schemas/src/registry.ts: the documents and their version). NULL only
 -- until the first open by an ingest that knows the documents, which renders every row.
 ALTER TABLE sites ADD COLUMN _json TEXT;

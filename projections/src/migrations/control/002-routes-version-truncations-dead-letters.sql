@@ -8,8 +8,8 @@ ALTER TABLE routes ADD COLUMN _src_lsn INTEGER NOT NULL DEFAULT 0;
 -- TRUNCATE floors: source position of the last TRUNCATE of a table (control tables, and the routes
 -- of a tenant table). Changes at or below it are skipped: a replayed older insert cannot come back.
 CREATE TABLE truncations (
-  table_name  TEXT PRIMARY KEY,
-  _src_lsn    INTEGER NOT NULL
+  table_name  TEXT PRIMARY KEY,   -- the truncated source table
+  _src_lsn    INTEGER NOT NULL    -- source position of its last TRUNCATE
 ) STRICT;
 
 -- Messages ingest could not decode or apply (ingest/README.md#dead-letters). They are recorded in the same
@@ -19,12 +19,12 @@ CREATE TABLE dead_letters (
   seq             INTEGER PRIMARY KEY,   -- arrival order
   dedupe_key      TEXT NOT NULL UNIQUE,  -- 'kafka:<topic>/<partition>/<offset>' or 'change:<table>/<key>/<lsn>'
   stage           TEXT NOT NULL,         -- 'decode' (ingest) | 'apply' (projections rejected the change)
-  topic           TEXT,
-  partition       INTEGER,
+  topic           TEXT,                  -- Kafka topic of the message (NULL for an apply refusal without one)
+  partition       INTEGER,               -- its Kafka partition
   offset          TEXT,                  -- Kafka offsets are int64: kept as decimal text
-  table_name      TEXT,
-  message_key     TEXT,
+  table_name      TEXT,                  -- the source table, when known
+  message_key     TEXT,                  -- the message's key as received
   message_value   TEXT,                  -- truncated to 64 KiB
-  reason          TEXT NOT NULL,
-  recorded_at_ms  INTEGER NOT NULL
+  reason          TEXT NOT NULL,         -- why it was refused, one line
+  recorded_at_ms  INTEGER NOT NULL       -- when ingest recorded it [ms since 1970-01-01 UTC]
 ) STRICT;
