@@ -5,7 +5,9 @@
  * projection, whatever the format; a writer schema that no longer fits the table dead-letters.
  */
 
-import type { SourceTable } from '@pda/projections';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
 import { loadTableSchema } from '@pda/schemas';
 import avsc from 'avsc';
 import { describe, expect, it } from 'vitest';
@@ -17,9 +19,10 @@ import {
   schemaIdOf,
   WriterSchemas,
 } from '../src/decode/index.ts';
+import { avroEventEncoder, encodeEvent, sampleRow, uuidFor } from '../src/testing/index.ts';
 import { applyRecords, tempDataDir } from './support/apply.ts';
 import { dumpDataDir } from './support/dump.ts';
-import { avroFixture, fixtureRecords } from './support/fixtures.ts';
+import { AVRO_FIXTURE_DIR, avroFixture, fixtureRecords } from './support/fixtures.ts';
 
 const avscTypes = (table: SourceTable) => columnTypesFromAvsc(loadTableSchema(table));
 const json = fixtureRecords();
@@ -194,5 +197,46 @@ describe('Avro writer schema versions', () => {
     const bare = createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes });
     expect(bare(sitesUpsert)).toMatchObject({ type: 'dead-letter' });
     expect((bare(sitesUpsert) as { reason: string }).reason).toContain('INGEST_SCHEMA_REGISTRY_URL');
+  });
+});
+
+describe('generated Avro events (avroEventEncoder, for tests and benchmarks)', () => {
+  const byName = new Map<string, { id: number; json: unknown }>();
+  const file = JSON.parse(readFileSync(join(AVRO_FIXTURE_DIR, 'schemas.json'), 'utf8')) as Record<
+    string,
+    { name: string; namespace?: string }
+  >;
+  for (const [id, json] of Object.entries(file)) {
+    byName.set(json.namespace ? `${json.namespace}.${json.name}` : json.name, { id: Number(id), json });
+  }
+  const schemaOf = (table: string, kind: 'Key' | 'Envelope') => {
+    const found = [...byName].find(([name]) => name.endsWith(`.public.${table}.${kind}`));
+    if (!found) throw new Error(`no ${kind} schema of ${table} in the fixture`);
+    return found[1];
+  };
+  const encode = avroEventEncoder(
+    (table) => ({
+      keyId: schemaOf(table, 'Key').id,
+      key: schemaOf(table, 'Key').json,
+      valueId: schemaOf(table, 'Envelope').id,
+      value: schemaOf(table, 'Envelope').json,
+    }),
+    { topicPrefix: 'pda' },
+  );
+
+  it.each(SOURCE_TABLES.map((t) => [t]))('%s decodes to the same change as its JSON twin', (table) => {
+    const input = {
+      table,
+      op: 'c' as const,
+      row: sampleRow(table, 3, uuidFor(1, 7)),
+      lsn: 4242,
+      tsMs: 1_700_000_000_000,
+    };
+    const fromAvro = encode(input);
+    const fromJson = encodeEvent(input, { inlineSchema: true });
+    const decode = decoder();
+    const at = { partition: 0, offset: '1' };
+    expect(comparable(decode({ ...at, ...fromAvro }))).toEqual(comparable(decode({ ...at, ...fromJson })));
+    expect(decode({ ...at, ...fromAvro }).type).toBe('change');
   });
 });

@@ -1,5 +1,7 @@
 // Test and benchmark factories, imported as `@pda/ingest/testing` (package.json exports):
 // kept out of the production entry point, so nothing deployed depends on them.
+
+export { type AvroTableSchemas, avroEventEncoder, type EncodedAvroEvent } from './encode-avro.ts';
 export {
   type EncodedEvent,
   type EncodeOptions,
