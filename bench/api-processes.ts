@@ -9,6 +9,8 @@ export interface Server {
   readonly base: string;
   /** Process id of the child (its CPU time is read from /proc by api-profile.ts). */
   readonly pid: number;
+  /** The last 20,000 characters the child wrote (stdout and stderr). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -49,7 +51,8 @@ export async function startServer(
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`${name} exited (${child.exitCode}): ${output.slice(-2_000)}`);
-    if (await ready(base, () => output).catch(() => false)) return { base, pid: child.pid ?? 0, stop };
+    if (await ready(base, () => output).catch(() => false))
+      return { base, pid: child.pid ?? 0, output: () => output, stop };
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`${name} not ready within 60 s: ${output.slice(-2_000)}`);

@@ -89,7 +89,16 @@ export async function runApi(options: ApiOptions): Promise<ApiResult> {
     try {
       stats = { process: processStats(api.pid), nofile: nofileLimit(api.pid) };
     } catch {
-      failure = 'the api process was gone at the end of the measurement';
+      // A crash ends with a stack and Node's version: its error line says what happened.
+      const lines = api
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      const cause =
+        lines.find((line) => /^\s*\[?\w*Error\b/.test(line)) ??
+        lines.find((line) => /error|emfile|fatal/i.test(line) && !/^\s+at /.test(line));
+      const said = (cause ?? lines.at(-1) ?? '').trim().slice(0, 300);
+      failure = `the api process was gone at the end of the measurement${said ? `; it said: ${said}` : ''}`;
     }
     return { measurement, ...stats, failure };
   } finally {

@@ -74,12 +74,15 @@ export interface CaseEvents {
   readonly keyId: string;
 }
 
+/** The tenant tables: their events are the measured ones. */
+export const DATA_TABLES: readonly SourceTable[] = [...new Set(MIX_SLOTS)];
+
 /** The tables a case's topics hold, control tables first. */
 export const CASE_TABLES: readonly SourceTable[] = [
   'companies',
   'api_keys',
   'api_key_companies',
-  ...new Set(MIX_SLOTS),
+  ...DATA_TABLES,
 ];
 
 /** Setup events: a `companies` row per company, the key and its grant of every company. */

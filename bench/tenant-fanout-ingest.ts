@@ -48,6 +48,8 @@ export interface IngestResult {
   readonly logWarnings: number;
   readonly lastErrors: readonly string[];
   readonly exitCode: number | null;
+  /** False when it did not exit within 60 s of SIGTERM and was killed. */
+  readonly stoppedInTime: boolean;
   /** Why the measurement is incomplete (worker failed, exited, stalled), or null. */
   readonly failure: string | null;
 }
@@ -144,9 +146,13 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
       failure = `no progress for ${options.stallSeconds} s at ${Math.max(lastEvents, 0)} of ${options.expectedEvents} events`;
     }
   }
+  let stoppedInTime = true;
   if (exitCode === undefined) {
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => {
+      stoppedInTime = false;
+      child.kill('SIGKILL');
+    }, 60_000);
     await exited;
     clearTimeout(timer);
   }
@@ -170,6 +176,31 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     logWarnings,
     lastErrors,
     exitCode: exitCode ?? null,
+    stoppedInTime,
+    failure,
+  };
+}
+
+/** The result of an ingest that never ran (its case failed before). */
+export function notMeasured(failure: string): IngestResult {
+  return {
+    events: 0,
+    dataEvents: 0,
+    outcomes: {},
+    seconds: null,
+    startupSeconds: null,
+    steadyDataEventsPerSecond: null,
+    steadyEventsPerSecond: null,
+    applyCalls: null,
+    fileCache: {},
+    process: null,
+    nofile: null,
+    disk: null,
+    logErrors: 0,
+    logWarnings: 0,
+    lastErrors: [],
+    exitCode: null,
+    stoppedInTime: true,
     failure,
   };
 }

@@ -66,7 +66,10 @@ export function diskUse(dataDir: string): DiskUse {
         continue;
       }
       if (!entry.isFile()) continue;
-      const bytes = statSync(path).blocks * 512;
+      // The writer may close a file (and SQLite delete its -wal, -shm) between readdir and stat.
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) continue;
+      const bytes = stat.blocks * 512;
       const kind = entry.name.endsWith('.sqlite')
         ? 'sqliteBytes'
         : entry.name.endsWith('-wal')

@@ -5,6 +5,7 @@
 import type { ApiResult } from './tenant-fanout-api.ts';
 import type { Spread } from './tenant-fanout-events.ts';
 import type { IngestResult } from './tenant-fanout-ingest.ts';
+import type { CodeState, Machine } from './tenant-fanout-machine.ts';
 import type { NofileLimit } from './tenant-fanout-proc.ts';
 
 export interface CaseResult {
@@ -23,19 +24,8 @@ export interface ReportInput {
   readonly date: string;
   /** The script and its arguments as run. */
   readonly command: string;
-  readonly machine: {
-    readonly cpu: string;
-    readonly cores: number;
-    readonly memoryGb: number;
-    readonly kernel: string;
-    readonly node: string;
-    readonly nofile: NofileLimit;
-    readonly childrenNofile:
-      | 'inherited'
-      | { readonly soft: number; readonly hard: number; readonly via: string };
-    readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
-  };
-  readonly code: { readonly commit: string; readonly uncommitted: readonly string[] };
+  readonly machine: Machine;
+  readonly code: CodeState;
   readonly inputs: {
     readonly size: string;
     readonly dataEventsPerCase: number;
@@ -105,6 +95,10 @@ export function renderReport(input: ReportInput) {
       r.ingest.failure,
       deadLetters(r) > 0 ? `${deadLetters(r)} dead letters` : null,
       r.ingest.logErrors > 0 ? `${r.ingest.logErrors} error log lines` : null,
+      r.ingest.stoppedInTime ? null : 'did not stop within 60 s of SIGTERM (killed)',
+      r.ingest.stoppedInTime && r.ingest.exitCode !== null && r.ingest.exitCode !== 0
+        ? `exit code ${r.ingest.exitCode} after SIGTERM`
+        : null,
     ].filter(Boolean);
     return problems.length === 0 ? 'ok' : `**${problems.join('; ')}**`;
   };

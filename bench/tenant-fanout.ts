@@ -20,10 +20,9 @@
  * --nofile N starts both children under `prlimit --nofile=N:N`.
  * Prints one JSON document on stdout; writes bench/results/tenant-fanout-<date>.md.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { newKeyMaterial } from '@pda/ops';
@@ -34,12 +33,13 @@ import {
   biggestShare,
   CASE_TABLES,
   caseEvents,
+  DATA_TABLES,
   type Spread,
   setupEventCount,
   ZIPF_S,
 } from './tenant-fanout-events.ts';
-import { type IngestResult, runIngest } from './tenant-fanout-ingest.ts';
-import { nofileLimit } from './tenant-fanout-proc.ts';
+import { type IngestResult, notMeasured, runIngest } from './tenant-fanout-ingest.ts';
+import { codeState, machine } from './tenant-fanout-machine.ts';
 import { type CaseResult, renderReport } from './tenant-fanout-report.ts';
 import { createDataTopics, fillTopics } from './topic-fill.ts';
 
@@ -97,13 +97,12 @@ const launcher = nofile === undefined ? [] : ['prlimit', `--nofile=${nofile}:${n
 
 const log = (line: string) => process.stderr.write(`tenant-fanout: ${line}\n`);
 const runId = Date.now().toString(36);
-const dataTables = CASE_TABLES.slice(3);
 const round = (x: number) => Math.round(x * 100) / 100;
 
 const kafka = new Kafka({ clientId: 'bench-fanout', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
 const admin = kafka.admin();
 // What a case leaves behind until it ends; removed on the way out, also on Ctrl-C.
-const leftovers = { topics: [] as string[], dataDir: undefined as string | undefined };
+const leftovers: { topics: string[]; dataDir: string | undefined } = { topics: [], dataDir: undefined };
 async function cleanUp() {
   if (leftovers.topics.length > 0) await admin.deleteTopics({ topics: leftovers.topics }).catch(() => {});
   if (leftovers.dataDir) rmSync(leftovers.dataDir, { recursive: true, force: true });
@@ -143,7 +142,7 @@ async function runCase(def: CaseDef, index: number): Promise<CaseResult> {
       topicPrefix: prefix,
       dataDir,
       expectedEvents: setupEvents + dataEvents,
-      dataTables,
+      dataTables: DATA_TABLES,
       launcher,
       stallSeconds,
     });
@@ -172,25 +171,24 @@ async function runCase(def: CaseDef, index: number): Promise<CaseResult> {
   }
 }
 
-function gitState() {
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: repoRoot, encoding: 'utf8' });
-  try {
-    // Porcelain lines are "XY path": the first column may be a space, so no trim before slicing.
-    const changed = git('status', '--porcelain', '--untracked-files=no')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.slice(3));
-    return { commit: git('rev-parse', '--short', 'HEAD').trim(), uncommitted: changed };
-  } catch {
-    return { commit: 'unknown', uncommitted: [] };
-  }
+function failedCase(def: CaseDef, error: unknown): CaseResult {
+  const failure = `case failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+  return {
+    ...def,
+    dataEvents,
+    setupEvents: setupEventCount(def.companies),
+    fill: { seconds: 0, bytes: 0 },
+    ingest: notMeasured(failure),
+    api: { measurement: null, process: null, nofile: null, failure: 'not measured' },
+    seconds: 0,
+  };
 }
 
 async function main() {
   const runStart = performance.now();
   const loadStart = loadavg();
   // The code measured: read before the first case (files edited during the run are not in it).
-  const code = gitState();
+  const code = codeState(repoRoot);
   await admin.connect();
   const peers: CaseDef[] = [
     { companies: 1, spread: 'uniform', role: 'peer' },
@@ -214,7 +212,8 @@ async function main() {
     log(
       `case ${index + 1}/${plan.length}: ${def.companies} companies, ${def.spread}${def.role === 'peer' ? ' (peer)' : ''}`,
     );
-    const result = await runCase(def, index);
+    // A case that throws (Kafka, the fill) is a row with its error, not the end of the run.
+    const result = await runCase(def, index).catch((error: unknown) => failedCase(def, error));
     const m = result.api.measurement;
     log(
       `  ingest ${result.ingest.steadyDataEventsPerSecond?.toFixed(0) ?? '-'} events/s${result.ingest.failure ? ` (${result.ingest.failure})` : ''}; api ${m?.requestsPerSecond ?? '-'} req/s p99 ${m?.p99Ms ?? '-'} ms${result.api.failure ? ` (${result.api.failure})` : ''}; ${result.seconds} s`,
@@ -224,17 +223,10 @@ async function main() {
   await admin.disconnect();
 
   const date = new Date().toISOString().slice(0, 10);
-  const machine = {
-    cpu: cpus()[0]?.model.trim() ?? 'unknown',
-    cores: cpus().length,
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    kernel: release(),
-    node: process.version,
-    nofile: nofileLimit(),
-    childrenNofile:
-      nofile === undefined ? ('inherited' as const) : { soft: nofile, hard: nofile, via: launcher.join(' ') },
-    loadAverage: { start: loadStart.map(round), end: loadavg().map(round) },
-  };
+  const machineInfo = machine(
+    loadStart,
+    nofile === undefined ? 'inherited' : { soft: nofile, hard: nofile, via: launcher.join(' ') },
+  );
   const inputs = {
     size: args.size,
     companies: companyCounts,
@@ -264,12 +256,12 @@ async function main() {
     args.report ??
     join(import.meta.dirname, 'results', `tenant-fanout-${variant ? `${variant}-` : ''}${date}.md`);
   const command = ['tenant-fanout.ts', ...process.argv.slice(2).filter((a) => a !== '--')].join(' ');
-  const document = renderReport({ date, command, machine, code, inputs, results, totalSeconds });
+  const document = renderReport({ date, command, machine: machineInfo, code, inputs, results, totalSeconds });
   mkdirSync(join(out, '..'), { recursive: true });
   writeFileSync(out, document.markdown);
   log(`report written to ${out} (${totalSeconds} s in all)`);
   process.stdout.write(
-    `${JSON.stringify({ benchmark: 'tenant-fanout', machine, code, inputs, peers: document.peers, cases: document.cases, totalSeconds, report: out }, null, 2)}\n`,
+    `${JSON.stringify({ benchmark: 'tenant-fanout', machine: machineInfo, code, inputs, peers: document.peers, cases: document.cases, totalSeconds, report: out }, null, 2)}\n`,
   );
 }
 
