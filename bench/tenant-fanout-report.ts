@@ -105,7 +105,9 @@ export function renderReport(input: ReportInput) {
   const cache = (r: CaseResult) => {
     const opened = r.ingest.fileCache.company_files_opened_total;
     const evicted = r.ingest.fileCache.company_files_evicted_total;
-    return opened === undefined && evicted === undefined ? '–' : `${fmt(opened)} / ${fmt(evicted)}`;
+    const bound = r.ingest.fileCache.open_company_files_max;
+    if (opened === undefined && evicted === undefined) return '–';
+    return `${fmt(opened)} / ${fmt(evicted)}${bound === undefined ? '' : ` (bound ${fmt(bound)})`}`;
   };
   const ingestRows = cases.map((r, i) => {
     const d = r.ingest.disk;
@@ -171,7 +173,7 @@ export function renderReport(input: ReportInput) {
       `p99 ${apiPeer.p99Ms.join(' and ')} ms. Ratios are to the mean of the two runs. **Total run time:** ${fmt(input.totalSeconds / 60, 1)} min.`,
     '## Ingest',
     [
-      '| companies | spread | | company files | steady events/s | × 10-company peer | start-up s | peak RSS MB | open fds | writer files opened / evicted | `*.sqlite` / `*-wal` / `*-shm` MB | company file KB (median / max) | with its -wal, -shm KB (median / max) | warnings | errors |',
+      '| companies | spread | | company files | steady events/s | × 10-company peer | start-up s | peak RSS MB | open fds | writer files opened / evicted (bound) | `*.sqlite` / `*-wal` / `*-shm` MB | company file KB (median / max) | with its -wal, -shm KB (median / max) | warnings | errors |',
       '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|',
       ...ingestRows,
     ].join('\n'),
