@@ -6,6 +6,7 @@ export * from './handles.ts';
 export * from './migrate.ts';
 export * from './open.ts';
 export * from './paths.ts';
+export * from './quote-ident.ts';
 export * from './read/index.ts';
 export * from './redact-url.ts';
 export * from './stored-documents.ts';

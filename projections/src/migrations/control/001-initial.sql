@@ -56,7 +56,9 @@ CREATE TABLE routes (
   PRIMARY KEY (table_name, id)
 ) STRICT, WITHOUT ROWID;
 
--- Delete markers for control rows (companies, api_keys, api_key_companies as 'api_key_id/company_id').
+-- Delete markers for control rows (companies, api_keys, api_key_companies as 'api_key_id/company_id'),
+-- and unrouted tombstones: key-only deletes of tenant rows that had no route yet (projections/README.md,
+-- "Guarantees").
 CREATE TABLE tombstones (
   table_name  TEXT NOT NULL,      -- the source table of the deleted row
   id          TEXT NOT NULL,      -- the deleted row's id ('<api_key_id>/<company_id>' for api_key_companies)

@@ -24,7 +24,7 @@ CREATE TABLE dead_letters (
   offset          TEXT,                  -- Kafka offsets are int64: kept as decimal text
   table_name      TEXT,                  -- the source table, when known
   message_key     TEXT,                  -- the message's key as received
-  message_value   TEXT,                  -- truncated to 64 KiB
+  message_value   TEXT,                  -- the message's value as received, truncated to 64 KiB
   reason          TEXT NOT NULL,         -- why it was refused, one line
   recorded_at_ms  INTEGER NOT NULL       -- when ingest recorded it [ms since 1970-01-01 UTC]
 ) STRICT;

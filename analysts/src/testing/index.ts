@@ -1,0 +1,3 @@
+// Test and documentation fixtures, imported as `@pda/analysts/testing` (kept out of the CLI's
+// entry point: it needs @pda/ops, a development dependency).
+export * from './seed-projection.ts';
