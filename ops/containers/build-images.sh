@@ -4,7 +4,8 @@
 #   pda/node:<v>          Node 24 + pnpm toolbox (the Node the scripts pin)
 #   pda/postgres:15       PostgreSQL with logical decoding
 #   pda/kafka:<v>         Kafka (KRaft) from the native stack's jars
-#   pda/connect:<v>       Kafka Connect + the Debezium PostgreSQL connector
+#   pda/connect:<v>       Kafka Connect + the Debezium PostgreSQL connector + the Apicurio converter
+#   pda/registry:<v>      Apicurio schema registry (SQL storage on PostgreSQL)
 #   pda/ingest:latest     the ingest deployable      } also tagged with the git revision
 #   pda/api:latest        the api deployable         }
 # Usage: bash ops/containers/build-images.sh [--only NAME...]   (ops/containers/README.md)
@@ -30,7 +31,7 @@ while (($# > 0)); do
     sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
-  *) containers_die "unknown argument '$1' (usage: build-images.sh [--only node postgres kafka connect ingest api])" ;;
+  *) containers_die "unknown argument '$1' (usage: build-images.sh [--only node postgres kafka connect registry ingest api])" ;;
   esac
 done
 wanted() { ((${#only[@]} == 0)) || [[ " ${only[*]} " == *" $1 "* ]]; }
@@ -89,17 +90,24 @@ if wanted postgres; then
   build "$image_postgres" "$ctx" --build-arg "PG_MAJOR=$PDA_PG_MAJOR"
 fi
 
-if wanted kafka || wanted connect; then
-  fetch_all # the native stack's jars and Debezium plugin (Maven Central, cached in $PDA_CACHE_DIR)
+if wanted kafka || wanted connect || wanted registry; then
+  # The native stack's jars, Debezium plugin, Apicurio converter and registry (Maven Central, cached
+  # in $PDA_CACHE_DIR).
+  fetch_all
   ctx=$(stage_context kafka)
   stage_copy "$KAFKA_LIBS" "$ctx/libs"
   rm -f "$ctx/libs/.complete"
   stage_copy "$CONNECT_PLUGINS" "$ctx/plugins"
   rm -f "$ctx/plugins/.complete"
+  stage_copy "$CONVERTER_PLUGINS/apicurio-registry-converter" "$ctx/plugins/apicurio-registry-converter"
+  stage_copy "$REGISTRY_APP" "$ctx/registry"
+  rm -f "$ctx/registry/.complete" "$ctx/registry/runner-jar"
   cp "$REPO_ROOT/ops/stack/conf/log4j2.properties" "$ctx/log4j2.properties"
-  args=(--build-arg "KAFKA_VERSION=$PDA_KAFKA_VERSION" --build-arg "DEBEZIUM_VERSION=$PDA_DEBEZIUM_VERSION")
+  args=(--build-arg "KAFKA_VERSION=$PDA_KAFKA_VERSION" --build-arg "DEBEZIUM_VERSION=$PDA_DEBEZIUM_VERSION"
+    --build-arg "APICURIO_REGISTRY_VERSION=$PDA_APICURIO_REGISTRY_VERSION")
   if wanted kafka; then build "$image_kafka" "$ctx" --target kafka "${args[@]}"; fi
   if wanted connect; then build "$image_connect" "$ctx" --target connect "${args[@]}"; fi
+  if wanted registry; then build "$image_registry" "$ctx" --target registry "${args[@]}"; fi
 fi
 
 if wanted ingest || wanted api; then

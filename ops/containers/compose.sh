@@ -5,7 +5,7 @@
 #   bash ops/containers/compose.sh down    stop and remove containers, network and volumes
 #   bash ops/containers/compose.sh ps | logs [SERVICE] | exec ...   passed to docker-compose
 # Host ports (127.0.0.1 only) default to the native stack's: run one or the other, or set
-# PDA_PG_PORT, PDA_KAFKA_PORT, PDA_CONNECT_PORT, API_PORT, API_ADMIN_PORT, INGEST_ADMIN_PORT.
+# PDA_PG_PORT, PDA_KAFKA_PORT, PDA_CONNECT_PORT, PDA_REGISTRY_PORT, API_PORT, API_ADMIN_PORT, INGEST_ADMIN_PORT.
 # COMPOSE_PROJECT_NAME (default pda) names containers and volumes.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"

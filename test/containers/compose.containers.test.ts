@@ -19,6 +19,7 @@ interface Ports {
   pg: number;
   kafka: number;
   connect: number;
+  registry: number;
   api: number;
   apiAdmin: number;
   ingestAdmin: number;
@@ -80,6 +81,7 @@ beforeAll(async () => {
     pg: await freePort(),
     kafka: await freePort(),
     connect: await freePort(),
+    registry: await freePort(),
     api: await freePort(),
     apiAdmin: await freePort(),
     ingestAdmin: await freePort(),
@@ -90,6 +92,7 @@ beforeAll(async () => {
     PDA_PG_PORT: String(ports.pg),
     PDA_KAFKA_PORT: String(ports.kafka),
     PDA_CONNECT_PORT: String(ports.connect),
+    PDA_REGISTRY_PORT: String(ports.registry),
     API_PORT: String(ports.api),
     API_ADMIN_PORT: String(ports.apiAdmin),
     INGEST_ADMIN_PORT: String(ports.ingestAdmin),

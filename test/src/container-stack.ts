@@ -1,5 +1,5 @@
 // The e2e stack in containers, started with testcontainers: the images ops/containers/build-images.sh
-// builds here (pda/postgres, pda/kafka, pda/connect), provisioned with the same SQL and registered
+// builds here (pda/postgres, pda/kafka, pda/registry, pda/connect), provisioned with the same SQL and registered
 // with the same connector.json as the native stack (ops/stack), on host networking with free ports.
 // It answers the same interface as the native stack: a stack env file (`<dir>/env`, the lines
 // ops/stack/stack.sh writes) that the tests read through readStackEnv / loadStackEnv.
@@ -30,6 +30,7 @@ export const CONTAINER_IMAGES = (() => {
     postgres: `pda/postgres:${pins.PDA_PG_MAJOR}`,
     kafka: `pda/kafka:${pins.PDA_KAFKA_VERSION}`,
     connect: `pda/connect:${pins.PDA_DEBEZIUM_VERSION}`,
+    registry: `pda/registry:${pins.PDA_APICURIO_REGISTRY_VERSION}`,
   };
 })();
 
@@ -110,7 +111,27 @@ async function startKafka(port: number, controllerPort: number): Promise<Started
     .start();
 }
 
-async function startConnect(port: number, kafkaPort: number, pgPort: number): Promise<StartedTestContainer> {
+/** The schema registry, its SQL storage in the database the postgres init made (pda_registry). */
+async function startRegistry(port: number, pgPort: number): Promise<StartedTestContainer> {
+  return new GenericContainer(CONTAINER_IMAGES.registry)
+    .withNetworkMode('host')
+    .withEnvironment({
+      REGISTRY_PORT: String(port),
+      REGISTRY_DATASOURCE_URL: `jdbc:postgresql://127.0.0.1:${pgPort}/pda_registry`,
+      REGISTRY_DATASOURCE_USERNAME: 'pda_registry',
+      REGISTRY_DATASOURCE_PASSWORD: 'pda_registry',
+    })
+    .withWaitStrategy(Wait.forHealthCheck())
+    .withStartupTimeout(120_000)
+    .start();
+}
+
+async function startConnect(
+  port: number,
+  kafkaPort: number,
+  pgPort: number,
+  registryUrl: string,
+): Promise<StartedTestContainer> {
   return (
     new GenericContainer(CONTAINER_IMAGES.connect)
       .withNetworkMode('host')
@@ -138,6 +159,7 @@ async function startConnect(port: number, kafkaPort: number, pgPort: number): Pr
         PDA_PG_DATABASE: 'pda',
         PDA_DEBEZIUM_USER: DEBEZIUM.user,
         PDA_DEBEZIUM_PASSWORD: DEBEZIUM.password,
+        PDA_REGISTRY_URL: registryUrl,
       })
       // The image's HEALTHCHECK asks port 8083; here the worker listens on `port`: polled below.
       .withWaitStrategy(Wait.forLogMessage(/Kafka Connect started/))
@@ -188,12 +210,14 @@ export async function startContainerStack(): Promise<ContainerStack> {
   const capturedTables = execFileSync(process.execPath, [join(repoRoot, 'ops/stack/captured-tables.ts')], {
     encoding: 'utf8',
   }).trim();
-  const [pgPort, kafkaPort, controllerPort, connectPort] = [
+  const [pgPort, kafkaPort, controllerPort, connectPort, registryPort] = [
     await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
-  ] as [number, number, number, number];
+    await freePort(),
+  ] as [number, number, number, number, number];
+  const registryUrl = `http://127.0.0.1:${registryPort}`;
   const started: StartedTestContainer[] = [];
   const stop = async () => {
     // Connect first: it holds the replication slot's connection.
@@ -205,7 +229,8 @@ export async function startContainerStack(): Promise<ContainerStack> {
       startKafka(kafkaPort, controllerPort),
     ]);
     started.push(postgres, kafka);
-    started.push(await startConnect(connectPort, kafkaPort, pgPort));
+    started.push(await startRegistry(registryPort, pgPort));
+    started.push(await startConnect(connectPort, kafkaPort, pgPort, registryUrl));
     const connectUrl = `http://127.0.0.1:${connectPort}`;
     await registerConnector(connectUrl, capturedTables);
     const stackDir = mkdtempSync(join(tmpdir(), 'pda-container-stack-'));
@@ -217,6 +242,8 @@ export async function startContainerStack(): Promise<ContainerStack> {
       PDA_PG_PASSWORD: 'pda',
       PDA_KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
       PDA_CONNECT_URL: connectUrl,
+      PDA_REGISTRY_URL: registryUrl,
+      PDA_SCHEMA_REGISTRY_URL: `${registryUrl}/apis/ccompat/v7`,
       PDA_TOPIC_PREFIX: 'pda',
       PDA_CONNECTOR_NAME: CONNECTOR_NAME,
       PDA_SLOT_NAME: 'pda_slot',

@@ -21,6 +21,7 @@ image_node="$PDA_IMAGE_PREFIX/node:$PDA_NODE_VERSION"
 image_postgres="$PDA_IMAGE_PREFIX/postgres:$PDA_PG_MAJOR"
 image_kafka="$PDA_IMAGE_PREFIX/kafka:$PDA_KAFKA_VERSION"
 image_connect="$PDA_IMAGE_PREFIX/connect:$PDA_DEBEZIUM_VERSION"
+image_registry="$PDA_IMAGE_PREFIX/registry:$PDA_APICURIO_REGISTRY_VERSION"
 image_ingest="$PDA_IMAGE_PREFIX/ingest:latest"
 image_api="$PDA_IMAGE_PREFIX/api:latest"
 

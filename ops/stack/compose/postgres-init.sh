@@ -15,3 +15,7 @@ psql_run --dbname postgres \
 psql_run --dbname "$POSTGRES_DB" -f /pda/schema.sql
 psql_run --dbname "$POSTGRES_DB" -v cdc_user="$PDA_DEBEZIUM_USER" -v captured_tables="$captured_tables" \
   -f /pda/sql/publication.sql
+# The schema registry's own role and database (its SQL storage), as the native stack makes them.
+psql_run --dbname postgres -v registry_user="${PDA_REGISTRY_DB_USER:-pda_registry}" \
+  -v registry_password="${PDA_REGISTRY_DB_PASSWORD:-pda_registry}" -v registry_db="${PDA_REGISTRY_DATABASE:-pda_registry}" \
+  -f /pda/sql/registry-db.sql
