@@ -1,3 +1,4 @@
+import { openFileLimit, openFileLimitProblem } from '@pda/projections';
 import { buildApp } from './app.ts';
 import { ConfigError, parseConfig } from './config.ts';
 import { startServer } from './server.ts';
@@ -13,6 +14,11 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw error;
+  }
+  const tooLow = openFileLimitProblem(openFileLimit(), 'the api');
+  if (tooLow) {
+    process.stderr.write(`api: ${tooLow}\n`);
+    process.exit(2);
   }
   const app = await buildApp(config);
   await startServer(app, config);

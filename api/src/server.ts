@@ -1,5 +1,7 @@
+import { openFileLimit } from '@pda/projections';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import { descriptorPlan } from './http/descriptor-plan.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 
 /**
@@ -25,7 +27,16 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  // Connections beyond the plan are closed on arrival (and counted) instead of taking descriptors
+  // the process needs for itself (http/descriptor-plan.ts).
+  const plan = descriptorPlan(openFileLimit());
+  app.server.maxConnections = plan.maxConnections;
+  app.server.on('drop', () => app.metrics.recordRefusal('too_many_connections'));
   await app.listen({ host: config.host, port: config.port });
+  app.log.info(
+    { openFileLimit: plan.limit ?? null, maxConnections: plan.maxConnections },
+    'connections bounded',
+  );
 }
 
 /** The admin server on the app's metrics (port 0 picks a free port: the log line says which). */

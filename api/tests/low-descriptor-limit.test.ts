@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, get } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,16 +98,37 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
+  agent.destroy();
   child?.kill('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function sitesOf(n: number): Promise<{ status: number; ids: string[] }> {
-  const response = await fetch(`http://127.0.0.1:${port}/v1/sites`, {
-    headers: { authorization: `Bearer ${KEY}`, 'x-service-company': company(n) },
+// At most four connections of the test's own, kept alive: the api under this limit accepts eight.
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+function sitesOf(n: number): Promise<{ status: number; ids: string[] }> {
+  return new Promise((resolve, reject) => {
+    const request = get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/sites',
+        agent,
+        headers: { authorization: `Bearer ${KEY}`, 'x-service-company': company(n) },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        response.on('end', () => {
+          const body = JSON.parse(text) as { data?: { id: string }[] };
+          resolve({ status: response.statusCode ?? 0, ids: (body.data ?? []).map((r) => r.id) });
+        });
+      },
+    );
+    request.on('error', reject);
   });
-  const body = (await response.json()) as { data?: { id: string }[] };
-  return { status: response.status, ids: (body.data ?? []).map((r) => r.id) };
 }
 
 function metric(text: string, name: string): number | undefined {
@@ -136,5 +159,45 @@ describe(`the api with ${LIMIT} file descriptors and ${COMPANIES} companies`, ()
     expect(metric(text, 'pda_api_process_open_fds')).toBeLessThanOrEqual(LIMIT);
     expect(child.exitCode).toBeNull();
     expect(output).not.toContain('"level":50');
+  });
+
+  it('closes connections beyond its bound on arrival, counts them, and keeps answering', async () => {
+    // 96 descriptors: a reserve of 48, of which 40 for the process itself, so 8 connections.
+    expect(output).toMatch(/"maxConnections":8[,}]/);
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 60 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => resolve(socket));
+          }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await sitesOf(1)).toEqual({ status: 200, ids: [site(1)] });
+    const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+    expect(metric(text, 'pda_api_rate_limited_total{reason="too_many_connections"}')).toBeGreaterThan(0);
+    expect(child.exitCode).toBeNull();
+  });
+});
+
+describe('a descriptor limit too low to run at all', () => {
+  it('is refused at start: exit 2 and one line naming the limit', async () => {
+    const refused = spawn('prlimit', ['--nofile=40:40', process.execPath, main], {
+      env: { PATH: process.env.PATH ?? '', API_DATA_DIR: dataDir, API_CURSOR_SECRET: TEST_CURSOR_SECRET },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    refused.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => refused.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^api: the open-file limit \(40\) is below the 96 the api needs at least; [^\n]*\n$/,
+    );
   });
 });

@@ -1,9 +1,10 @@
 /**
  * `pnpm --filter @pda/ingest start`: parse the configuration once, build the worker, run it until
  * SIGTERM/SIGINT (wait for every chunk handed to the apply thread, commit, disconnect). A bad
- * configuration prints ONE line and exits 2; an unrecoverable failure exits 1 (the supervisor
+ * configuration (or an open-file limit too low to run) prints ONE line and exits 2; an unrecoverable failure exits 1 (the supervisor
  * restarts the process).
  */
+import { openFileLimit, openFileLimitProblem } from '@pda/projections';
 import { ConfigError, parseConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { loadAvscTypes } from './schema-types.ts';
@@ -22,6 +23,11 @@ function loadConfig() {
 }
 
 const config = loadConfig();
+const tooFewDescriptors = openFileLimitProblem(openFileLimit(), 'ingest');
+if (tooFewDescriptors) {
+  process.stderr.write(`ingest: ${tooFewDescriptors}\n`);
+  process.exit(2);
+}
 const logger = createLogger(config.INGEST_LOG_LEVEL);
 const worker = createWorker(config, { logger, avscTypes: await loadAvscTypes(logger) });
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runEntryPoint } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
@@ -27,5 +28,26 @@ describe('ingest main.ts with a bad configuration', () => {
     expect(code, stderr).toBe(2);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/INGEST_KAFKA_BROKERS: .*INGEST_ADMIN_PROT: unknown setting/);
+  });
+
+  it('refuses an open-file limit too low to run: exit 2, one line naming it', async () => {
+    const refused = spawn('prlimit', ['--nofile=40:40', process.execPath, main], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        INGEST_KAFKA_BROKERS: '127.0.0.1:1',
+        INGEST_DATA_DIR: '/nonexistent',
+        INGEST_ADMIN_PORT: '0',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    refused.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => refused.once('exit', resolve));
+    expect(code, stderr).toBe(2);
+    expect(stderr).toMatch(
+      /^ingest: the open-file limit \(40\) is below the 96 ingest needs at least; [^\n]*\n$/,
+    );
   });
 });

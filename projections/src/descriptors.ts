@@ -13,6 +13,18 @@ import { totalmem } from 'node:os';
 
 export const DESCRIPTORS_PER_OPEN_FILE = 3;
 
+/**
+ * Below this open-file limit ingest and the api refuse to start (their main.ts, exit 2): Node, the
+ * process's own connections and a few company files do not fit (~30 descriptors idle, measured).
+ */
+export const MIN_OPEN_FILE_LIMIT = 96;
+
+/** The one-line refusal for a limit below MIN_OPEN_FILE_LIMIT; undefined when it is enough or unknown. */
+export function openFileLimitProblem(limit: number | undefined, deployable: string): string | undefined {
+  if (limit === undefined || limit >= MIN_OPEN_FILE_LIMIT) return undefined;
+  return `the open-file limit (${limit}) is below the ${MIN_OPEN_FILE_LIMIT} ${deployable} needs at least; raise it (ulimit -n, LimitNOFILE, --ulimit nofile=): docs/operations.md, "Sizing a node"`;
+}
+
 /** Used where the limit cannot be read (not Linux): the usual default soft limit. */
 const UNKNOWN_LIMIT = 1024;
 

@@ -2,8 +2,10 @@ import { totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   isOutOfDescriptors,
+  MIN_OPEN_FILE_LIMIT,
   OutOfDescriptorsError,
   openFileLimit,
+  openFileLimitProblem,
   openFilesBudget,
   processMemoryBytes,
   resolveOpenFilesBound,
@@ -73,6 +75,19 @@ describe('resolveOpenFilesBound', () => {
   });
   it('a number above the budget is cut to it', () => {
     expect(resolveOpenFilesBound(10_000, options)).toMatchObject({ max: 170, source: 'clamped' });
+  });
+});
+
+describe('openFileLimitProblem', () => {
+  it('none at or above the floor, or when the limit is unknown', () => {
+    expect(openFileLimitProblem(MIN_OPEN_FILE_LIMIT, 'ingest')).toBeUndefined();
+    expect(openFileLimitProblem(20_000, 'ingest')).toBeUndefined();
+    expect(openFileLimitProblem(undefined, 'ingest')).toBeUndefined();
+  });
+  it('one line naming the limit, the floor and the deployable below it', () => {
+    expect(openFileLimitProblem(40, 'ingest')).toMatch(
+      /^the open-file limit \(40\) is below the 96 ingest needs at least; [^\n]+$/,
+    );
   });
 });
 

@@ -15,9 +15,10 @@ export const UNMATCHED = 'unmatched';
 /**
  * Why a request was refused to protect the service: `rate_limit_exceeded` is the 429 problem code
  * (plugins/rate-limit.ts), `under_pressure` the load shedding's 503 service_unavailable
- * (plugins/under-pressure.ts; `service_unavailable` alone would also name unreadable projections).
+ * (plugins/under-pressure.ts; `service_unavailable` alone would also name unreadable projections),
+ * `too_many_connections` a connection closed on arrival beyond the process's bound (server.ts).
  */
-export type RefusalReason = 'rate_limit_exceeded' | 'under_pressure';
+export type RefusalReason = 'rate_limit_exceeded' | 'under_pressure' | 'too_many_connections';
 
 /** What the gauges read at scrape time. */
 export interface MetricsSources {

@@ -1,13 +1,8 @@
 import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '@pda/projections';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
+import { API_DESCRIPTOR_RESERVE } from '../http/descriptor-plan.ts';
 import { ProjectionFiles } from '../projections/projection-files.ts';
-
-/**
- * Descriptors kept for everything but company files: client connections (one each), control.sqlite,
- * Redis, logs, the admin port. At most half of the limit (descriptors.ts).
- */
-const API_DESCRIPTOR_RESERVE = 2048;
 
 declare module 'fastify' {
   interface FastifyInstance {
