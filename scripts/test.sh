@@ -33,6 +33,16 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   systemctl disable --now prometheus >/dev/null 2>&1 || service prometheus stop >/dev/null 2>&1 || true
 fi
 
+# The analysts' browser view is tested in a real browser (analysts/tests/datasette.test.ts): headless
+# Chromium from Debian's packages, installed once. Datasette itself comes from PyPI into the tools
+# cache (scripts/lib/datasette.sh), installed here so that the test's time is its own.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing chromium from Debian packages"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade chromium; } \
+    >/tmp/pda-apt-chromium.log 2>&1 || { echo "test: could not install chromium (see /tmp/pda-apt-chromium.log)" >&2; exit 1; }
+fi
+bash scripts/datasette.sh --install-only >/dev/null || { echo "test: could not install Datasette (scripts/lib/datasette.sh)" >&2; exit 1; }
+
 # kafkajs 2.2.4 sets a `-1 - Date.now()` timer on every connection; Node 24 prints a warning for each
 # (ingest's start scripts pass the same flag: ingest/README.md). Inherited by every test process.
 export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--disable-warning=TimeoutNegativeWarning"
