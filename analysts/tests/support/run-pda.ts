@@ -10,17 +10,22 @@ export interface PdaResult {
   readonly stderr: string;
 }
 
-/** `pda <args…>` with only PATH, PDA_DATA_DIR (when given) and `env`; never rejects. */
+/** `pda <args…>` with only PATH and `env` (in `cwd` when given); never rejects. */
 export function runPda(
   args: readonly string[],
   env: Record<string, string> = {},
-  timeoutMs = 60_000,
+  options: { readonly cwd?: string; readonly timeoutMs?: number } = {},
 ): Promise<PdaResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [PDA_MAIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      },
       (error, stdout, stderr) =>
         resolve({
           code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
