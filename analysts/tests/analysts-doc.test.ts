@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPda } from '../src/testing/run-pda.ts';
 import { seedProjection } from '../src/testing/seed-projection.ts';
-import { runPda } from './support/run-pda.ts';
 
 // docs/analysts.md shows real output: every ```console block's `$ pnpm -s pda …` commands run here
 // on a freshly built demo projection (the same rows, ids and times as the guide's), in a working

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPda } from '../src/testing/run-pda.ts';
 import { seedProjection } from '../src/testing/seed-projection.ts';
-import { runPda } from './support/run-pda.ts';
 
 // The CLI as a process, on a projection built from ops' seed generator through ProjectionStore.
 

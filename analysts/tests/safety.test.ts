@@ -9,8 +9,8 @@ import { makeUpsert, sampleRow } from '@pda/projections/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareReadOnly } from '../src/sql/read-only-statement.ts';
+import { PDA_MAIN, runPda } from '../src/testing/run-pda.ts';
 import { seedProjection } from '../src/testing/seed-projection.ts';
-import { PDA_MAIN, runPda } from './support/run-pda.ts';
 
 // An analyst cannot stop ingest or change a projection file through this CLI (docs/analysts.md,
 // "What is safe"): a long query on a live company file, a snapshot taken while ingest writes and a

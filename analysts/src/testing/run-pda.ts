@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The CLI's entry point, run as its own process the way `pnpm pda` runs it. */
-export const PDA_MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+export const PDA_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 export interface PdaResult {
   readonly code: number | null;
