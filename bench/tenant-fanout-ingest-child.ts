@@ -19,12 +19,15 @@ const { values: args } = parseArgs({
     'data-dir': { type: 'string' },
     expect: { type: 'string' },
     'data-tables': { type: 'string' },
+    companies: { type: 'string' },
   },
 });
 const { group, prefix } = args;
 const dataDir = args['data-dir'];
 const expected = Number(args.expect);
 const dataTables = new Set((args['data-tables'] ?? '').split(',').filter(Boolean));
+/** Every company has a file once the writer opened this many (0: not tracked). */
+const companies = Number(args.companies ?? 0);
 if (!group || !prefix || !dataDir || !(expected > 0) || dataTables.size === 0) {
   throw new Error('--group, --prefix, --data-dir, --expect and --data-tables are required');
 }
@@ -81,6 +84,10 @@ const running = worker.run().then(
 
 // Steady rate as ingest-throughput.ts measures it: from the first applied chunk on.
 let first: { at: number; all: number; data: number } | undefined;
+// The rate of changes to companies that already have their file: from the moment the writer has
+// opened every company's file (creating a file costs ~2 ms once; a fresh data directory pays it
+// for every company inside the steady window).
+let everyFileOpen: { at: number; data: number } | undefined;
 let lastProgress = startAt;
 for (;;) {
   await new Promise((resolve) => setTimeout(resolve, 25));
@@ -88,6 +95,13 @@ for (;;) {
   const now = performance.now();
   const c = await counts();
   if (!first && c.all > 0) first = { at: now, all: c.all, data: c.data };
+  if (
+    !everyFileOpen &&
+    companies > 0 &&
+    ((await fileCacheMetrics()).company_files_opened_total ?? 0) >= companies
+  ) {
+    everyFileOpen = { at: now, data: c.data };
+  }
   if (c.all >= expected && first) {
     const steadySeconds = (now - first.at) / 1000;
     const applyCalls =
@@ -102,6 +116,11 @@ for (;;) {
       steadySeconds,
       steadyDataEventsPerSecond: steadySeconds > 0 ? (c.data - first.data) / steadySeconds : null,
       steadyEventsPerSecond: steadySeconds > 0 ? (c.all - first.all) / steadySeconds : null,
+      // Null when fewer than a tenth of the data events came after every file was open.
+      everyFileOpenDataEventsPerSecond:
+        everyFileOpen && c.data - everyFileOpen.data >= c.data / 10 && now > everyFileOpen.at
+          ? (c.data - everyFileOpen.data) / ((now - everyFileOpen.at) / 1000)
+          : null,
       applyCalls,
       fileCache: await fileCacheMetrics(),
     });

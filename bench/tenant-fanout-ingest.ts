@@ -23,6 +23,8 @@ export interface IngestOptions {
   /** All events in the topics (setup + data). */
   readonly expectedEvents: number;
   readonly dataTables: readonly string[];
+  /** The case's company count: the child notes when every company's file is open. */
+  readonly companies: number;
   readonly launcher: readonly string[];
   /** Give up when nothing more is handled for this long. */
   readonly stallSeconds: number;
@@ -37,6 +39,8 @@ export interface IngestResult {
   /** Data events per second from the first applied chunk on (setup events apply in the window too). */
   readonly steadyDataEventsPerSecond: number | null;
   readonly steadyEventsPerSecond: number | null;
+  /** Data events per second once every company's file was open (no file creation in it). */
+  readonly everyFileOpenDataEventsPerSecond: number | null;
   readonly applyCalls: number | null;
   readonly fileCache: Record<string, number>;
   /** Read while the worker still runs with its files open (null if it never finished). */
@@ -77,6 +81,8 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     String(options.expectedEvents),
     '--data-tables',
     options.dataTables.join(','),
+    '--companies',
+    String(options.companies),
   ];
   const child = spawn(argv[0] ?? process.execPath, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid ?? 0;
@@ -169,6 +175,7 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     startupSeconds: field('startupSeconds'),
     steadyDataEventsPerSecond: field('steadyDataEventsPerSecond', 0),
     steadyEventsPerSecond: field('steadyEventsPerSecond', 0),
+    everyFileOpenDataEventsPerSecond: field('everyFileOpenDataEventsPerSecond', 0),
     applyCalls: field('applyCalls'),
     fileCache: (done?.fileCache as Record<string, number> | undefined) ?? {},
     ...stats,
@@ -191,6 +198,7 @@ export function notMeasured(failure: string): IngestResult {
     startupSeconds: null,
     steadyDataEventsPerSecond: null,
     steadyEventsPerSecond: null,
+    everyFileOpenDataEventsPerSecond: null,
     applyCalls: null,
     fileCache: {},
     process: null,

@@ -59,9 +59,16 @@ export function renderReport(input: ReportInput) {
   const ingestPeerRuns = peerRuns(10)
     .map((r) => r.ingest.steadyDataEventsPerSecond)
     .filter((x) => x !== null);
+  const ingestPeerOpenRuns = peerRuns(10)
+    .map((r) => r.ingest.everyFileOpenDataEventsPerSecond)
+    .filter((x) => x !== null);
   const apiPeerRuns = peerRuns(1).flatMap((r) => (r.api.measurement ? [r.api.measurement] : []));
   const peers = {
-    ingest10Companies: { steadyEventsPerSecond: ingestPeerRuns.map(Math.round), mean: mean(ingestPeerRuns) },
+    ingest10Companies: {
+      steadyEventsPerSecond: ingestPeerRuns.map(Math.round),
+      mean: mean(ingestPeerRuns),
+      everyFileOpenMean: mean(ingestPeerOpenRuns),
+    },
     api1Company: {
       requestsPerSecond: apiPeerRuns.map((m) => m.requestsPerSecond),
       p99Ms: apiPeerRuns.map((m) => m.p99Ms),
@@ -73,6 +80,10 @@ export function renderReport(input: ReportInput) {
     ...r,
     ratios: {
       ingestTo10CompanyPeer: ratio(r.ingest.steadyDataEventsPerSecond, peers.ingest10Companies.mean),
+      everyFileOpenTo10CompanyPeer: ratio(
+        r.ingest.everyFileOpenDataEventsPerSecond,
+        peers.ingest10Companies.everyFileOpenMean,
+      ),
       apiRequestsPerSecondTo1CompanyPeer: ratio(
         r.api.measurement?.requestsPerSecond,
         peers.api1Company.meanRequestsPerSecond,
@@ -112,7 +123,7 @@ export function renderReport(input: ReportInput) {
   const ingestRows = cases.map((r, i) => {
     const d = r.ingest.disk;
     const p = d?.perCompanyFile;
-    return `| ${fmt(r.companies)} | ${r.spread} | ${labels[i]} | ${fmt(d?.companyFiles)} | ${fmt(r.ingest.steadyDataEventsPerSecond)} | ${fmt(r.ratios.ingestTo10CompanyPeer, 2)} | ${fmt(r.ingest.startupSeconds, 1)} | ${fmt(r.ingest.process?.peakRssMb)} | ${fmt(r.ingest.process?.openFds)} | ${cache(r)} | ${mb(d?.sqliteBytes)} / ${mb(d?.walBytes)} / ${mb(d?.shmBytes)} | ${kb(p?.sqliteMedianBytes)} / ${kb(p?.sqliteMaxBytes)} | ${kb(p?.withWalShmMedianBytes)} / ${kb(p?.withWalShmMaxBytes)} | ${r.ingest.logWarnings} | ${ingestResult(r)} |`;
+    return `| ${fmt(r.companies)} | ${r.spread} | ${labels[i]} | ${fmt(d?.companyFiles)} | ${fmt(r.ingest.steadyDataEventsPerSecond)} | ${fmt(r.ratios.ingestTo10CompanyPeer, 2)} | ${fmt(r.ingest.everyFileOpenDataEventsPerSecond)} | ${fmt(r.ratios.everyFileOpenTo10CompanyPeer, 2)} | ${fmt(r.ingest.startupSeconds, 1)} | ${fmt(r.ingest.process?.peakRssMb)} | ${fmt(r.ingest.process?.openFds)} | ${cache(r)} | ${mb(d?.sqliteBytes)} / ${mb(d?.walBytes)} / ${mb(d?.shmBytes)} | ${kb(p?.sqliteMedianBytes)} / ${kb(p?.sqliteMaxBytes)} | ${kb(p?.withWalShmMedianBytes)} / ${kb(p?.withWalShmMaxBytes)} | ${r.ingest.logWarnings} | ${ingestResult(r)} |`;
   });
   const apiResult = (r: CaseResult) => {
     const m = r.api.measurement;
@@ -159,11 +170,12 @@ export function renderReport(input: ReportInput) {
       '10 % each equipment, consumables, categories; 80 % creates, 20 % updates), companies drawn by the spread: ' +
       `uniform, or Zipf with s = ${inputs.zipfExponent} (the biggest tenant's share: ${shares}). ` +
       'Ingest: the real worker (its defaults, log level warn) in a child process from a new consumer group into a fresh data directory; ' +
-      '**steady** = change events per second from the first applied chunk on (setup events are applied inside that window but not counted). ' +
+      '**steady** = change events per second from the first applied chunk on (setup events are applied inside that window but not counted, and every company file is created in it); ' +
+      "**once every file is open** = the same from the moment the writer has opened every company's file (changes to existing tenants, no file creation; empty when fewer than a tenth of the events came after). " +
       "Peak RSS is the process's VmHWM; descriptors (`/proc/<pid>/fd`) and disk are read once every event is handled, " +
       'with the worker still running and its files open; disk is allocated bytes (what du counts). ' +
       `Api: a child process on that directory, \`${inputs.request}\` with the multi-company key, \`X-Service-Company\` drawn per request from the same spread, ` +
-      `autocannon ${inputs.connections} connections, ${inputs.durationSeconds} s after ${inputs.warmupSeconds} s of warm-up; RSS (now / peak) and descriptors at the end.` +
+      `one request per company first (ten at a time: a long-running api holds every file it serves open), then autocannon ${inputs.connections} connections, ${inputs.durationSeconds} s after ${inputs.warmupSeconds} s of warm-up; RSS (now / peak) and descriptors at the end.` +
       (env.length > 0
         ? ` Settings from the environment (both children inherit them): ${env.join(', ')}.`
         : ''),
@@ -173,8 +185,8 @@ export function renderReport(input: ReportInput) {
       `p99 ${apiPeer.p99Ms.join(' and ')} ms. Ratios are to the mean of the two runs. **Total run time:** ${fmt(input.totalSeconds / 60, 1)} min.`,
     '## Ingest',
     [
-      '| companies | spread | | company files | steady events/s | × 10-company peer | start-up s | peak RSS MB | open fds | writer files opened / evicted (bound) | `*.sqlite` / `*-wal` / `*-shm` MB | company file KB (median / max) | with its -wal, -shm KB (median / max) | warnings | errors |',
-      '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|',
+      '| companies | spread | | company files | steady events/s | × 10-company peer | events/s once every file is open | × peer | start-up s | peak RSS MB | open fds | writer files opened / evicted (bound) | `*.sqlite` / `*-wal` / `*-shm` MB | company file KB (median / max) | with its -wal, -shm KB (median / max) | warnings | errors |',
+      '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|',
       ...ingestRows,
     ].join('\n'),
     '## Api',

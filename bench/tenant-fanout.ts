@@ -143,6 +143,7 @@ async function runCase(def: CaseDef, index: number): Promise<CaseResult> {
       dataDir,
       expectedEvents: setupEvents + dataEvents,
       dataTables: DATA_TABLES,
+      companies: def.companies,
       launcher,
       stallSeconds,
     });
