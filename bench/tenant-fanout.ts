@@ -187,6 +187,7 @@ function failedCase(def: CaseDef, error: unknown): CaseResult {
 
 async function main() {
   const runStart = performance.now();
+  const startedAt = new Date().toISOString().slice(11, 16).replace(':', '');
   const loadStart = loadavg();
   // The code measured: read before the first case (files edited during the run are not in it).
   const code = codeState(repoRoot);
@@ -255,7 +256,12 @@ async function main() {
   const variant = [args.size === 'full' ? 'full' : '', custom ? 'custom' : ''].filter(Boolean).join('-');
   const out =
     args.report ??
-    join(import.meta.dirname, 'results', `tenant-fanout-${variant ? `${variant}-` : ''}${date}.md`);
+    join(
+      import.meta.dirname,
+      'results',
+      // Custom runs of one day would overwrite each other: their name carries the start time too.
+      `tenant-fanout-${variant ? `${variant}-` : ''}${date}${custom ? `-${startedAt}` : ''}.md`,
+    );
   const command = ['tenant-fanout.ts', ...process.argv.slice(2).filter((a) => a !== '--')].join(' ');
   const document = renderReport({ date, command, machine: machineInfo, code, inputs, results, totalSeconds });
   mkdirSync(join(out, '..'), { recursive: true });
