@@ -223,6 +223,16 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'a move older than a delete, arriving after it (a reordered replay), cannot bring the row back',
+    given: [site({}, 10), makeDelete('sites', { id: S1 }, 12)],
+    changes: [site({ company_id: B, name: 'Moved earlier' }, 11, { op: 'u' })],
+    expected: {
+      [A]: { sites: [], tombstones: [{ id: S1, _src_lsn: 12 }] },
+      control: { routes: [{ id: S1, company_id: A, _src_lsn: 12 }] },
+    },
+    counts: { sites: { skipped: 1 } },
+  },
+  {
     name: 'unavailable columns keep the stored value',
     given: [site({ notes: 'Long TOASTed notes' }, 10)],
     changes: [site({ name: 'Renamed', notes: 'ignored' }, 11, { op: 'u', unavailable: ['notes'] })],

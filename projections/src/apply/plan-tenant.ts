@@ -64,7 +64,8 @@ export function planTenantUpsert(
       view.setTombstone(table, id, null);
       if (lsn <= tombstone) {
         pushCompanyOp(plan, companyId, { kind: 'delete', table, id, lsn: tombstone, change, derived: true });
-        view.set(table, id, { companyId, lsn });
+        // At the delete's position, as a routed delete leaves it (planTenantDelete).
+        view.set(table, id, { companyId, lsn: tombstone });
         known.deleted(table, id, tombstone);
         return skip(plan, change);
       }
@@ -153,6 +154,9 @@ export function planTenantDelete(
   }
   known.deleted(table, id, lsn);
   pushCompanyOp(plan, route.companyId, { kind: 'delete', table, id, lsn, change, derived: false });
+  // The route's position follows the delete: a move older than it (a reordered replay) names
+  // another company at a position the row has already left, and must not recreate it there.
+  if (lsn > route.lsn) view.set(table, id, { companyId: route.companyId, lsn });
 }
 
 /**
