@@ -123,7 +123,9 @@ describe(`ingest with ${LIMIT} file descriptors and ${COMPANIES} companies`, () 
     expect(metric(text, 'pda_ingest_open_company_files_max')).toBe(21);
     expect(metric(text, 'pda_ingest_open_company_files')).toBeLessThanOrEqual(21);
     expect(metric(text, 'pda_ingest_company_files_evicted_total')).toBeGreaterThan(0);
-    expect(metric(text, 'pda_ingest_company_files_opened_total')).toBeGreaterThan(COMPANIES);
+    // Every company's file was opened at least once; how many were reopened depends on how the
+    // chunks were grouped into apply calls (one call over all 60 companies reopens none).
+    expect(metric(text, 'pda_ingest_company_files_opened_total')).toBeGreaterThanOrEqual(COMPANIES);
     expect(exited()).toBe(false);
     expect(output).not.toContain('"level":50');
   });
