@@ -1,6 +1,4 @@
-import { parseArgs } from 'node:util';
-import { UsageError } from '@pda/projections/cli';
-import { type CliContext, type Command, write } from '../cli/command.ts';
+import { type CliContext, type Command, parseCommandArgs, write } from '../cli/command.ts';
 import { resolveDataDir } from '../files/data-dir.ts';
 import { COUNTED_TABLES, type DataDirSummary, summarizeDataDir } from '../inspect/company-summaries.ts';
 import { formatCount, formatDuration } from '../output/progress.ts';
@@ -72,14 +70,9 @@ export const companiesCommand: Command = {
   summary: 'every company file: rows per table, size, versions, last change; ingest lag',
   usage: USAGE,
   async run(args: string[], context: CliContext) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help) return write(context.stdout, `${USAGE}\n`);
-    if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    const parsed = await parseCommandArgs(args, OPTIONS, USAGE, context);
+    if (!parsed) return;
+    const { values } = parsed;
     const summary = summarizeDataDir(resolveDataDir(values['data-dir'], context.env), context.now());
     await write(
       context.stdout,

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { UsageError } from '@pda/projections/cli';
-import { type CliContext, type Command, write } from '../cli/command.ts';
+import { type CliContext, type Command, parseCommandArgs, write } from '../cli/command.ts';
 import { buildDictionary } from '../dictionary/build-dictionary.ts';
 import { datasetteMetadata, type SnapshotKind } from '../dictionary/datasette-metadata.ts';
 import { renderMarkdown } from '../dictionary/render-markdown.ts';
@@ -31,14 +30,9 @@ export const describeCommand: Command = {
   summary: 'the data dictionary: tables, columns, types, meanings, units, api fields',
   usage: USAGE,
   async run(args: string[], context: CliContext) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help) return write(context.stdout, `${USAGE}\n`);
-    if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+    const parsed = await parseCommandArgs(args, OPTIONS, USAGE, context, 1);
+    if (!parsed) return;
+    const { values, positionals } = parsed;
     const format = (values.format ?? 'text') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
     const file = values.file ?? 'company';

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { UsageError, userPath } from '@pda/projections/cli';
-import { type CliContext, type Command, note, write } from '../cli/command.ts';
+import { type CliContext, type Command, note, parseCommandArgs } from '../cli/command.ts';
 import { EXPORT_FORMATS, type ExportFormat, exportTable } from '../export/export-table.ts';
 import { openSource, sourceFrom } from '../files/open-source.ts';
 
@@ -31,14 +30,9 @@ export const exportCommand: Command = {
   summary: 'one table as CSV, JSON Lines or Parquet, streamed with progress',
   usage: USAGE,
   async run(args: string[], context: CliContext) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help) return write(context.stdout, `${USAGE}\n`);
-    if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    const parsed = await parseCommandArgs(args, OPTIONS, USAGE, context);
+    if (!parsed) return;
+    const { values } = parsed;
     if (values.table === undefined || values.table === '') throw new UsageError('--table T is required');
     const format = values.format as ExportFormat | undefined;
     if (format === undefined || !EXPORT_FORMATS.includes(format)) {

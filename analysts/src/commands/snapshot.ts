@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { UsageError, userPath } from '@pda/projections/cli';
-import { type CliContext, type Command, note, write } from '../cli/command.ts';
+import { type CliContext, type Command, note, parseCommandArgs } from '../cli/command.ts';
 import { resolveDataDir } from '../files/data-dir.ts';
 import { sourcePath } from '../files/open-source.ts';
 import { buildAnalysisDatabase } from '../snapshot/analysis-database.ts';
@@ -31,14 +30,9 @@ export const snapshotCommand: Command = {
   summary: 'a consistent copy of a company file, control.sqlite, or --all companies in one analysis database',
   usage: USAGE,
   async run(args: string[], context: CliContext) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help) return write(context.stdout, `${USAGE}\n`);
-    if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    const parsed = await parseCommandArgs(args, OPTIONS, USAGE, context);
+    if (!parsed) return;
+    const { values } = parsed;
     const chosen = [values.company !== undefined, values.control === true, values.all === true].filter(
       Boolean,
     );

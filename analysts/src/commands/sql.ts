@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { UsageError } from '@pda/projections/cli';
-import { type CliContext, type Command, write } from '../cli/command.ts';
+import { type CliContext, type Command, parseCommandArgs, write } from '../cli/command.ts';
 import { openSource, sourceFrom } from '../files/open-source.ts';
 import { csvRecord } from '../output/csv.ts';
 import { formatCount } from '../output/progress.ts';
@@ -44,13 +43,9 @@ export const sqlCommand: Command = {
   summary: 'one read-only SQL statement on a company file, control.sqlite or a snapshot',
   usage: USAGE,
   async run(args: string[], context: CliContext) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help) return write(context.stdout, `${USAGE}\n`);
+    const parsed = await parseCommandArgs(args, OPTIONS, USAGE, context, Number.POSITIVE_INFINITY);
+    if (!parsed) return;
+    const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give the SQL as one argument (quote it)');
     const format = (values.format ?? 'table') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
