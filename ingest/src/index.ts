@@ -4,6 +4,7 @@ export type { ApplySink } from './apply/sink.ts';
 export { ConfigError, type IngestConfig, parseConfig } from './config.ts';
 export * from './decode/index.ts';
 export { DATA_TOPIC_CONFIG_ENTRIES } from './kafka/data-topics.ts';
+export { memberFilePath, readRecordedMember } from './kafka/predecessor.ts';
 export { createLogger } from './logger.ts';
 export { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 export { type GenerationInfo, readGeneration, resolvedDataDir } from './rebuild/generations.ts';

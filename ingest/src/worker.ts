@@ -22,6 +22,7 @@ import { createThreadedSink } from './apply/threaded-sink.ts';
 import { startTombstonePruner } from './apply/tombstone-pruner.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
+import { memberFilePath } from './kafka/predecessor.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
@@ -158,6 +159,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         heartbeatTopic: heartbeatTopic(config.INGEST_TOPIC_PREFIX),
         onSourceCurrent: (tsMs) => pipeline.markSourceCurrent(tsMs),
         readHeartbeat: avro.readHeartbeat,
+        memberFile: memberFilePath(storeOptions.dataDir),
         logger,
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');

@@ -13,6 +13,7 @@ import { checkTopicStates, createMissingTopics, topicStates } from './data-topic
 import { InFlightChunks, type Ticket } from './in-flight.ts';
 import { LagMonitor, type LagSnapshot } from './lag-monitor.ts';
 import { kafkaLogCreator } from './log-bridge.ts';
+import { recordMember, removeDeadPredecessor } from './predecessor.ts';
 
 export interface KafkaSourceOptions {
   readonly brokers: readonly string[];
@@ -41,6 +42,11 @@ export interface KafkaSourceOptions {
   readonly onSourceCurrent?: (tsMs: number) => Promise<void>;
   /** A heartbeat's time from its value (JSON or Avro); default heartbeatTsMs, JSON only. */
   readonly readHeartbeat?: (value: Uint8Array | null) => number | undefined;
+  /**
+   * Where this worker records its group membership, so that the next worker on the same data
+   * directory can remove it from the group at once after a crash (predecessor.ts).
+   */
+  readonly memberFile?: string;
   readonly logger: Logger;
 }
 
@@ -286,8 +292,16 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         retry: BROKER_RETRY,
       });
       const { CRASH, GROUP_JOIN, DISCONNECT, STOP } = consumer.events;
-      consumer.on(GROUP_JOIN, () => {
+      const { memberFile } = options;
+      consumer.on(GROUP_JOIN, ({ payload }) => {
         isConnected = true;
+        if (!memberFile) return;
+        try {
+          recordMember(memberFile, { groupId: payload.groupId, memberId: payload.memberId });
+        } catch (err) {
+          // Only the next crash's takeover is slower (the session timeout): worth a line, not a stop.
+          logger.warn({ err: String(err), memberFile }, 'could not record the group membership');
+        }
       });
       consumer.on(DISCONNECT, () => {
         isConnected = false;
@@ -313,6 +327,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       try {
         await ensureTopics();
         await pollLag();
+        if (memberFile) await removeDeadPredecessor(kafka, options.groupId, memberFile, logger);
         const stopped = new Promise<void>((resolve) => {
           if (signal.aborted) resolve();
           signal.addEventListener('abort', () => resolve(), { once: true });

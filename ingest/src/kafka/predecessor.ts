@@ -1,0 +1,120 @@
+/**
+ * Fast takeover after a crash. A process killed with SIGKILL never sends LeaveGroup, so the broker
+ * keeps its member — and its partitions — until the session times out (INGEST_SESSION_TIMEOUT_MS,
+ * 30 s by default): a restarted worker joins, and the rebalance waits for the dead member until then.
+ *
+ * kafkajs 2.2.4 cannot use static membership (KIP-345: it never sends `group.instance.id`), which is
+ * the usual cure. So each worker records the member id the coordinator gave it in a small file of its
+ * data directory, and the next worker on that directory sends LeaveGroup for it before it joins: the
+ * broker drops the dead member at once and the new one gets every partition in its first rebalance.
+ *
+ * Safe because one data directory has one writer: the recorded member can only be a predecessor
+ * (dead, or stopped and already gone: the broker then answers UNKNOWN_MEMBER_ID, which is fine).
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+
+/** Where a data directory records its worker's group membership. */
+export const memberFilePath = (dataDir: string) => join(dataDir, '.ingest-group-member.json');
+
+export interface RecordedMember {
+  readonly groupId: string;
+  readonly memberId: string;
+}
+
+/** The recorded membership, or undefined when there is none or it is unreadable (not an error). */
+export function readRecordedMember(file: string): RecordedMember | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const value = JSON.parse(text) as Partial<RecordedMember>;
+    if (typeof value.groupId === 'string' && typeof value.memberId === 'string' && value.memberId !== '')
+      return { groupId: value.groupId, memberId: value.memberId };
+  } catch {
+    // A torn or foreign file: the worst case is waiting for the session timeout, as without it.
+  }
+  return undefined;
+}
+
+/** Records the membership atomically (a crash mid-write leaves the previous file whole). */
+export function recordMember(file: string, member: RecordedMember): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ ...member, recordedAt: new Date().toISOString() })}\n`);
+  renameSync(tmp, file);
+}
+
+/**
+ * The few kafkajs internals this needs: a cluster of the client's own settings, its group
+ * coordinator and the coordinator's leaveGroup request. kafkajs keeps them behind a private symbol
+ * of the client; version 2.2.4 is pinned in the lockfile, and test/ingest-recovery.e2e.test.ts fails
+ * if the takeover stops working.
+ */
+interface CoordinatorBroker {
+  leaveGroup(request: { groupId: string; memberId: string }): Promise<unknown>;
+}
+interface InternalCluster {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  findGroupCoordinator(request: { groupId: string }): Promise<CoordinatorBroker>;
+}
+type CreateCluster = (options: {
+  metadataMaxAge: number;
+  allowAutoTopicCreation: boolean;
+}) => InternalCluster;
+
+function clusterFactory(kafka: Kafka): CreateCluster | undefined {
+  const symbol = Object.getOwnPropertySymbols(kafka).find(
+    (s) => s.description === 'private:Kafka:createCluster',
+  );
+  const factory = symbol ? (kafka as unknown as Record<symbol, unknown>)[symbol] : undefined;
+  return typeof factory === 'function' ? (factory as CreateCluster) : undefined;
+}
+
+export type TakeoverResult = 'none' | 'left' | 'already-gone' | 'unsupported' | 'failed';
+
+/**
+ * Sends LeaveGroup for the member recorded in `file` if it belongs to `groupId`. Never throws: on
+ * any failure the worker joins anyway and waits for the session timeout, as it would without this.
+ */
+export async function removeDeadPredecessor(
+  kafka: Kafka,
+  groupId: string,
+  file: string,
+  logger: Logger,
+): Promise<TakeoverResult> {
+  const recorded = readRecordedMember(file);
+  if (!recorded || recorded.groupId !== groupId) return 'none';
+  const createCluster = clusterFactory(kafka);
+  if (!createCluster) {
+    logger.warn('cannot remove the previous group member: kafkajs internals changed');
+    return 'unsupported';
+  }
+  const cluster = createCluster({ metadataMaxAge: 300_000, allowAutoTopicCreation: false });
+  const startedAt = Date.now();
+  try {
+    await cluster.connect();
+    const coordinator = await cluster.findGroupCoordinator({ groupId });
+    await coordinator.leaveGroup({ groupId, memberId: recorded.memberId });
+    logger.info(
+      { groupId, memberId: recorded.memberId, ms: Date.now() - startedAt },
+      'removed the previous worker from the consumer group',
+    );
+    return 'left';
+  } catch (error) {
+    const type = (error as { type?: unknown }).type;
+    if (type === 'UNKNOWN_MEMBER_ID') return 'already-gone';
+    logger.warn(
+      { err: String(error), groupId, memberId: recorded.memberId },
+      'could not remove the previous group member; joining waits for its session timeout',
+    );
+    return 'failed';
+  } finally {
+    await cluster.disconnect().catch(() => {});
+  }
+}
