@@ -23,6 +23,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
   systemctl disable --now redis-server >/dev/null 2>&1 || service redis-server stop >/dev/null 2>&1 || true
 fi
 
+# Two api + ingest nodes are tested behind HAProxy (test/replicas.e2e.test.ts; recipe in
+# docs/deployment-replicas.md): Debian's package, installed once; the test starts its own on free ports.
+if ! command -v haproxy >/dev/null 2>&1; then
+  echo "== installing haproxy from Debian packages"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade haproxy; } \
+    >/tmp/pda-apt-haproxy.log 2>&1 || { echo "test: could not install haproxy (see /tmp/pda-apt-haproxy.log)" >&2; exit 1; }
+  # The package starts a system haproxy (no frontends in its default config); stop it.
+  systemctl disable --now haproxy >/dev/null 2>&1 || service haproxy stop >/dev/null 2>&1 || true
+fi
+
 # The operators' kit is checked with Prometheus' own tools (promtool; a real prometheus scraping
 # ingest and the api in test/monitoring.e2e.test.ts): Debian's package, installed once.
 if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
