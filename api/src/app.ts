@@ -41,7 +41,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     genReqId: () => randomUUID(),
     // One line per request instead of Fastify's two (http/request-log.ts).
     logController: new OneLinePerRequest(),
-    trustProxy: config.trustProxy,
+    // A list is copied: Fastify's type wants a mutable array (it only reads it).
+    trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     // No request needs a body: keep whatever a client sends small.
     bodyLimit: 1024,
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 200 },

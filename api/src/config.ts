@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 
 /**
  * The api's configuration: API_* environment variables parsed once at start-up (main.ts), frozen
@@ -46,10 +47,16 @@ const fields = z.object({
   API_UNDER_PRESSURE_RETRY_AFTER_S: positiveInt.default(10),
   API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).default(1_000),
   API_COMPRESS_MIN_BYTES: z.coerce.number().int().min(0).default(1_024),
+  // true/false, or the balancer's addresses/CIDRs (http/trust-proxy.ts; docs/deployment-replicas.md).
   API_TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'])
+    .string()
     .default('false')
-    .transform((value) => value === 'true' || value === '1'),
+    .transform((value, ctx) => {
+      const parsed = parseTrustProxy(value);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }),
 });
 
 const schema = fields.refine((e) => e.API_ADMIN_PORT === 0 || e.API_ADMIN_PORT !== e.API_PORT, {
@@ -92,7 +99,11 @@ export interface Config {
   /** Health reports projections `degraded` when ingest's last batch is older; undefined = not judged. */
   readonly healthMaxStalenessSeconds: number | undefined;
   readonly buildInfoFile: string;
-  readonly trustProxy: boolean;
+  /**
+   * Whose X-Forwarded-For is believed for the client address (per-address rate limiting): false,
+   * true (every hop), or the proxies' addresses / CIDR ranges (http/trust-proxy.ts).
+   */
+  readonly trustProxy: TrustProxy;
   /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
   readonly underPressure: {
     readonly maxEventLoopDelayMs: number;
