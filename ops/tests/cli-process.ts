@@ -12,7 +12,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runOpsCli(script: 'seed' | 'keys', args: string[]): Promise<CliResult> {
+export function runOpsCli(script: 'seed' | 'keys' | 'balancer', args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,

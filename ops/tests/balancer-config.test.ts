@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { BalancerConfigError, renderHaproxyConfig } from '../src/balancer/haproxy-config.ts';
+import { runOpsCli } from './cli-process.ts';
+
+// The balancer's configuration (docs/deployment-replicas.md): rendered from the template, checked by
+// the real haproxy (Debian package, installed by scripts/test.sh) with `haproxy -c`.
+
+const dir = mkdtempSync(join(tmpdir(), 'pda-balancer-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const TWO_NODES = {
+  bind: '127.0.0.1:18080',
+  statsBind: '127.0.0.1:18404',
+  nodes: [
+    { name: 'node-a', host: '10.0.0.11', port: 8080, adminPort: 9465 },
+    { name: 'node-b', host: '10.0.0.12', port: 8080, adminPort: 9465 },
+  ],
+};
+
+function haproxyCheck(config: string): string {
+  const file = join(dir, `haproxy-${Math.random().toString(36).slice(2)}.cfg`);
+  writeFileSync(file, config);
+  // Throws (with haproxy's message) on an invalid file; warnings are returned to be asserted on.
+  return execFileSync('haproxy', ['-c', '-f', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+describe('renderHaproxyConfig', () => {
+  test('one server line per node in both backends; the source line only when asked; haproxy accepts it', () => {
+    const config = renderHaproxyConfig(TWO_NODES);
+    const servers = config.split('\n').filter((line) => line.trim().startsWith('server '));
+    expect(servers.map((line) => line.trim())).toEqual([
+      'server node-a 10.0.0.11:8080 check',
+      'server node-b 10.0.0.12:8080 check',
+      'server node-a 10.0.0.11:8080 check port 9465',
+      'server node-b 10.0.0.12:8080 check port 9465',
+    ]);
+    const directives = config.split('\n').filter((line) => !line.trim().startsWith('#'));
+    expect(directives.filter((line) => /\{\{|^\s*source/.test(line))).toEqual([]);
+    expect(haproxyCheck(config)).toMatch(/Configuration file is valid/);
+
+    const withSource = renderHaproxyConfig({ ...TWO_NODES, sourceAddress: '10.0.0.5' });
+    expect(withSource.match(/^\s*source 10\.0\.0\.5$/gm)).toHaveLength(2);
+    expect(haproxyCheck(withSource)).toMatch(/Configuration file is valid/);
+  });
+
+  test('the retry and health rules the recipe documents', () => {
+    const config = renderHaproxyConfig(TWO_NODES);
+    expect(config).toContain('retry-on conn-failure empty-response response-timeout 503');
+    expect(config).toContain('http-request disable-l7-retry unless METH_GET');
+    expect(config).toContain('option httpchk GET /v1/health');
+    expect(config).toContain('option httpchk GET /healthz');
+    expect(config).toContain('option forwardfor');
+  });
+
+  test('bad input is refused with every problem named', () => {
+    expect(() => renderHaproxyConfig({ ...TWO_NODES, nodes: [] })).toThrow(BalancerConfigError);
+    expect(() =>
+      renderHaproxyConfig({
+        ...TWO_NODES,
+        bind: 'everywhere',
+        sourceAddress: 'balancer.local',
+        nodes: [
+          { name: 'a b', host: '10.0.0.1', port: 0, adminPort: 9465 },
+          { name: 'c', host: 'x;y', port: 8080, adminPort: 70_000 },
+        ],
+      }),
+    ).toThrow(
+      /node name "a b".*node a b: port 0.*node c: host "x;y".*node c: admin port 70000.*bind "everywhere".*source address "balancer.local"/,
+    );
+  });
+});
+
+describe('balancer-config CLI', () => {
+  test('prints the configuration; bad arguments exit 2 with the usage', async () => {
+    const ok = await runOpsCli('balancer', [
+      '--bind',
+      '0.0.0.0:8080',
+      '--node',
+      'a=10.0.0.11:8080:9465',
+      '--node',
+      'b=[fd00::12]:8080:9465',
+      '--source',
+      '10.0.0.5',
+    ]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('server b [fd00::12]:8080 check port 9465');
+    expect(haproxyCheck(ok.stdout)).toMatch(/Configuration file is valid/);
+
+    const bad = await runOpsCli('balancer', ['--bind', '0.0.0.0:8080', '--node', 'a=10.0.0.11']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --node "a=10.0.0.11": expected NAME=HOST:PORT:ADMIN_PORT/);
+    expect(bad.stderr).toContain('usage:');
+  });
+});
