@@ -9,6 +9,9 @@
 #   stack.sh status             one line per component, the connector state and the slot
 #   stack.sh logs [component] [-f]   postgres | kafka | registry | connect | maven (all when omitted)
 #   stack.sh env                print the `export` lines written to <stack dir>/env
+#   stack.sh stop <component> [--kill|--fast|--immediate]   one component down as a fault would take it
+#                               (kafka|connect|registry: TERM, or SIGKILL; postgres: pg_ctl -m fast|immediate)
+#   stack.sh restart <component> [mode]   that stop, then `up`
 #
 # Settings and file locations: ops/stack/README.md.
 set -euo pipefail
@@ -27,6 +30,8 @@ source "$STACK_HOME/lib/registry.sh"
 source "$STACK_HOME/lib/connect.sh"
 # shellcheck source=lib/topics.sh
 source "$STACK_HOME/lib/topics.sh"
+# shellcheck source=lib/faults.sh
+source "$STACK_HOME/lib/faults.sh"
 
 ENV_FILE="$PDA_STACK_DIR/env"
 
@@ -137,6 +142,11 @@ reset)
   with_lock cmd_down --purge
   cmd_up
   ;;
+stop) with_lock component_stop "${2:-}" "${3:-}" ;;
+restart)
+  with_lock component_stop "${2:-}" "${3:-}"
+  with_lock cmd_up
+  ;;
 status) cmd_status ;;
 logs)
   shift
@@ -144,7 +154,7 @@ logs)
   ;;
 env) cmd_env ;;
 *)
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
   ;;
 esac

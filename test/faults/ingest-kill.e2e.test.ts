@@ -1,0 +1,115 @@
+// Fault campaign, `kill -9` of ingest (docs/resilience.md): a continuous writer changes two
+// companies' rows in PostgreSQL through the real connector while the ingest process is killed with
+// SIGKILL at random moments, 10 times in a row, and restarted each time on the same data directory
+// and consumer group. Each restart is measured: spawn → first applied batch, and spawn → caught up
+// (lag 0). At the end every row of the companies equals PostgreSQL's: nothing lost, nothing applied
+// wrongly twice. The long variant (PDA_FAULTS_LONG=1) adds a 180,000-row load of a third company,
+// so that the kills land in the middle of large batches.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { settledComparison } from './support/compare.ts';
+import { type IngestProcess, startIngest } from './support/ingest-process.ts';
+import { longVariant, spread, writeResult } from './support/result.ts';
+import {
+  committedChanges,
+  createCompanies,
+  faultTolerantPool,
+  startContinuousWriter,
+} from './support/writer.ts';
+
+const KILLS = 10;
+const BULK_ROWS = longVariant() ? 180_000 : 0;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `rows` sites of `company` inserted in chunks of 2,000 (one transaction each), as a bulk import. */
+async function bulkLoad(pool: pg.Pool, company: string, rows: number, stop: () => boolean) {
+  for (let done = 0; done < rows && !stop(); done += 2_000) {
+    await pool.query(
+      `INSERT INTO sites (company_id, name, area, city, latitude, longitude)
+       SELECT $1, 'Bulk lot ' || g, (g * 12.34) % 99999.99, 'bulk', 45.5 + g * 0.000001, -73.5
+         FROM generate_series($2::int, $3::int) g`,
+      [company, done + 1, Math.min(rows, done + 2_000)],
+    );
+  }
+}
+
+describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
+  const pool = faultTolerantPool();
+  const dataDir = mkdtempSync(join(tmpdir(), 'fault-ingest-kill-'));
+  const groupId = `e2e-fault-kill-${randomUUID()}`;
+  const processes: IngestProcess[] = [];
+  afterAll(async () => {
+    for (const p of processes) if (p.alive()) await p.kill9();
+    await pool.end();
+  });
+
+  it('every restart applies again, and the projection ends equal to PostgreSQL', async () => {
+    const [company, other] = (await createCompanies(pool, 'kill', 2, 30)) as [string, string];
+    const [bulkCompany] = BULK_ROWS ? await createCompanies(pool, 'kill-bulk', 1, 1) : [];
+    const start = () => {
+      const p = startIngest({ dataDir, groupId });
+      processes.push(p);
+      return p;
+    };
+    let current = start();
+    // The first start reads every data topic from the beginning: not a recovery, not measured.
+    await current.caughtUpSeconds(240_000);
+
+    const writer = startContinuousWriter(pool, { company, other });
+    let bulkDone = !bulkCompany;
+    const bulk = bulkCompany
+      ? bulkLoad(pool, bulkCompany, BULK_ROWS, () => false).finally(() => {
+          bulkDone = true;
+        })
+      : Promise.resolve();
+    const firstApplied: number[] = [];
+    const caughtUp: number[] = [];
+    const killedAfterMs: number[] = [];
+    let summary: Awaited<ReturnType<typeof writer.stop>>;
+    try {
+      for (let kill = 1; kill <= KILLS; kill++) {
+        // A random moment: 0.5 to 3.5 s into the process's work (mid-batch, with the writer on).
+        const wait = 500 + Math.floor(Math.random() * 3_000);
+        killedAfterMs.push(wait);
+        await pause(wait);
+        await current.kill9();
+        current = start();
+        firstApplied.push(await current.firstAppliedSeconds());
+        // Under the bulk load "caught up" may come late; the next kill waits for it either way,
+        // so every restart is measured whole.
+        caughtUp.push(await current.caughtUpSeconds(bulkDone ? 120_000 : 600_000));
+      }
+    } finally {
+      summary = await writer.stop();
+      await bulk;
+    }
+    await current.caughtUpSeconds(180_000);
+    const companies = [company, other, ...(bulkCompany ? [bulkCompany] : [])];
+    const comparison = await settledComparison(pool, dataDir, companies, { timeoutMs: 90_000 });
+    const exitCode = await current.stop();
+
+    const first = spread(firstApplied);
+    const whole = spread(caughtUp);
+    writeResult('ingest-kill', {
+      fault: `kill -9 of ingest, ${KILLS} times (random moments, 0.5-3.5 s apart) under a continuous writer${BULK_ROWS ? ` and a ${BULK_ROWS}-row load` : ''}`,
+      whatHappened: `every restart took over the consumer group and applied again; spawn → first applied batch ${first.min}/${first.median}/${first.max} s, → caught up ${whole.min}/${whole.median}/${whole.max} s (min/median/max); ${comparison.rowsCompared} rows compared`,
+      recoverySeconds: first.max,
+      differences: comparison.differences.length,
+      failedRequests: null,
+      firstAppliedSeconds: first,
+      caughtUpSeconds: whole,
+      killedAfterMs,
+      writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+      bulkRows: BULK_ROWS,
+      sampleDifferences: comparison.differences.slice(0, 10),
+    });
+    expect(comparison.differences).toEqual([]);
+    expect(comparison.rowsCompared).toBeGreaterThan(60);
+    expect(firstApplied).toHaveLength(KILLS);
+    expect(exitCode).toBe(0);
+  });
+});

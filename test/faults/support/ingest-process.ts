@@ -1,0 +1,141 @@
+// ingest as the operator runs it: a child process of `ingest/src/main.ts` on the stack's topics,
+// its pino lines parsed as they come. What the campaign measures of a (re)start comes from there and
+// from the admin port: spawn → first applied batch (the one 'batch applied' line per batch with
+// applied > 0) and spawn → caught up (/readyz reports a measured lag of 0).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot, stackEnv, waitFor } from '../../src/stack-env.ts';
+
+export interface IngestOptions {
+  readonly dataDir: string;
+  readonly groupId: string;
+  /** INGEST_* settings on top of the stack's addresses. */
+  readonly env?: Record<string, string>;
+}
+
+export interface LogLine {
+  readonly time: number;
+  readonly msg: string;
+  readonly [key: string]: unknown;
+}
+
+export interface IngestProcess {
+  readonly child: ChildProcess;
+  /** Date.now() just before the spawn. */
+  readonly spawnedAt: number;
+  readonly lines: LogLine[];
+  stderr(): string;
+  alive(): boolean;
+  adminPort(): Promise<number>;
+  /** Seconds from the spawn to the first batch that applied a change (its log line's time). */
+  firstAppliedSeconds(timeoutMs?: number): Promise<number>;
+  /** Seconds from the spawn to the first /readyz with a measured lag of 0. */
+  caughtUpSeconds(timeoutMs?: number): Promise<number>;
+  kill9(): Promise<void>;
+  /** SIGTERM: drain, commit, exit 0. Resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function ingestEnv(options: IngestOptions): Record<string, string> {
+  const stack = stackEnv();
+  return {
+    INGEST_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    INGEST_TOPIC_PREFIX: stack.topicPrefix,
+    INGEST_GROUP_ID: options.groupId,
+    INGEST_DATA_DIR: options.dataDir,
+    INGEST_ADMIN_PORT: '0',
+    INGEST_LOG_LEVEL: 'info',
+    // The connector may write Avro (ops/stack/README.md): ingest then needs the registry.
+    ...(process.env.PDA_SCHEMA_REGISTRY_URL
+      ? { INGEST_SCHEMA_REGISTRY_URL: process.env.PDA_SCHEMA_REGISTRY_URL }
+      : {}),
+    ...options.env,
+  };
+}
+
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+export function startIngest(options: IngestOptions): IngestProcess {
+  const env = ingestEnv(options); // before the clock starts: it may read the stack's env file
+  const spawnedAt = Date.now();
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=64', '--disable-warning=TimeoutNegativeWarning', 'src/main.ts'],
+    { env: { ...process.env, ...env }, cwd: join(repoRoot, 'ingest'), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const lines: LogLine[] = [];
+  let pending = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    const parts = pending.split('\n');
+    pending = parts.pop() ?? '';
+    for (const part of parts) {
+      try {
+        lines.push(JSON.parse(part) as LogLine);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
+  });
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const line = (what: string, match: (l: LogLine) => boolean, timeoutMs: number) =>
+    waitFor(
+      what,
+      () => {
+        if (!alive()) throw new Error(`ingest exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
+        return lines.find(match);
+      },
+      { timeoutMs, intervalMs: 50 },
+    );
+  const adminPort = async () =>
+    Number((await line('ingest started', (l) => l.msg === 'ingest started', 60_000)).adminPort);
+
+  return {
+    child,
+    spawnedAt,
+    lines,
+    stderr: () => stderr,
+    alive,
+    adminPort,
+    async firstAppliedSeconds(timeoutMs = 120_000) {
+      const first = await line(
+        'a batch that applied changes',
+        (l) => l.msg === 'batch applied' && Number(l.applied) > 0,
+        timeoutMs,
+      );
+      return (first.time - spawnedAt) / 1000;
+    },
+    async caughtUpSeconds(timeoutMs = 120_000) {
+      const port = await adminPort();
+      await waitFor(
+        'ingest caught up (/readyz lag 0)',
+        async () => {
+          if (!alive()) throw new Error(`ingest exited: ${stderr}`);
+          const body = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as {
+            lag: number | null;
+          };
+          return body.lag === 0;
+        },
+        { timeoutMs, intervalMs: 100 },
+      );
+      return (Date.now() - spawnedAt) / 1000;
+    },
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+    async stop() {
+      if (!alive()) return child.exitCode;
+      child.kill('SIGTERM');
+      await exited(child);
+      return child.exitCode;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// The campaign's continuous writer: companies seeded in PostgreSQL, then random changes
+// (test/src/random-writer.ts: every exported table and kind of column, moves between the two
+// companies, late commits) until stopped. It goes on through the faults: a change that fails because
+// PostgreSQL is restarting is abandoned, and the comparison at the end takes PostgreSQL's final state
+// as the reference.
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { seedCompany, type WriterSummary, writeRandomly } from '../../src/random-writer.ts';
+import { pgPool } from '../../src/stack-env.ts';
+
+/** A pool that survives a PostgreSQL restart: an idle client's error is not an uncaught event. */
+export function faultTolerantPool(max = 6): pg.Pool {
+  const pool = pgPool(undefined, max);
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** `count` new companies with `sites` sites each (and the other tables' rows), as the office would. */
+export async function createCompanies(pool: pg.Pool, label: string, count: number, sites: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    await pool.query("INSERT INTO companies (id, name, currency) VALUES ($1, $2, 'USD')", [
+      id,
+      `Fault campaign ${label} ${i + 1}`,
+    ]);
+    await seedCompany(pool, id, sites);
+    ids.push(id);
+  }
+  return ids;
+}
+
+export interface ContinuousWriter {
+  /** Stops after the current slice; resolves with what was committed and abandoned overall. */
+  stop(): Promise<WriterSummary & { readonly failedSlices: number }>;
+}
+
+/** Random changes to `company` (sites move to and from `other`) until stop(). */
+export function startContinuousWriter(
+  pool: pg.Pool,
+  scope: { company: string; other: string },
+  { pauseMs = 25 } = {},
+): ContinuousWriter {
+  let stopping = false;
+  let failedSlices = 0;
+  let lateTransactions = 0;
+  let abandoned = 0;
+  const committed: Record<string, number> = {};
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        // Short slices, so stop() returns soon; a slice that throws (PostgreSQL gone while a late
+        // transaction took its connection) counts and the next one starts.
+        const slice = await writeRandomly(pool, scope, { ms: 2_000, pauseMs });
+        lateTransactions += slice.lateTransactions;
+        abandoned += slice.abandoned;
+        for (const [name, n] of Object.entries(slice.committed)) committed[name] = (committed[name] ?? 0) + n;
+      } catch {
+        failedSlices += 1;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await loop;
+      return { committed, lateTransactions, abandoned, failedSlices };
+    },
+  };
+}
+
+/** Changes committed by a writer summary, all operations together. */
+export const committedChanges = (summary: WriterSummary) =>
+  Object.values(summary.committed).reduce((sum, n) => sum + n, 0);
