@@ -1,6 +1,8 @@
-// Public surface of @pda/ops: the seed generator, the API-key functions, the scope vocabulary and the
-// reader of the native stack's addresses.
+// Public surface of @pda/ops: the seed generator, the API-key functions, the scope vocabulary, the
+// reader of the native stack's addresses and the balancer's configuration.
 
+export type { BalancerNode, BalancerOptions } from './balancer/haproxy-config.ts';
+export { BalancerConfigError, HAPROXY_TEMPLATE, renderHaproxyConfig } from './balancer/haproxy-config.ts';
 export type { IssuedApiKey, IssueRequest } from './keys/issue.ts';
 export { issueApiKey } from './keys/issue.ts';
 export { InvalidKeyRequest, KeyConflict, KeyNotFound } from './keys/key-errors.ts';
