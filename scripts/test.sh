@@ -56,6 +56,8 @@ bash scripts/datasette.sh --install-only >/dev/null || { echo "test: could not i
 # kafkajs 2.2.4 sets a `-1 - Date.now()` timer on every connection; Node 24 prints a warning for each
 # (ingest's start scripts pass the same flag: ingest/README.md). Inherited by every test process.
 export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--disable-warning=TimeoutNegativeWarning"
+# CI=true makes vitest colour its output even into a file; a log read later wants plain text.
+[ -t 1 ] || export NO_COLOR=1
 
 results_dir=$(mktemp -d)
 stack_log="$results_dir/stack-up.log"
