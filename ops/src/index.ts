@@ -16,6 +16,14 @@ export type { RotateRequest, RotateResult } from './keys/rotate.ts';
 export { DEFAULT_GRACE_MS, rotateApiKey } from './keys/rotate.ts';
 export { parseDuration, parseInstant } from './keys/validate.ts';
 export { pgConfigFromEnv } from './pg/pg-config.ts';
+export {
+  DEFAULT_CLOCK_MARGIN_MS,
+  DEFAULT_WAIT_MS,
+  InvalidReconcileRequest,
+  reconcile,
+} from './reconcile/reconcile.ts';
+export { sourceExpression } from './reconcile/tables.ts';
+export type * from './reconcile/types.ts';
 export type { Scope, ScopeEntry } from './scopes.ts';
 export { isScope, SCOPE_NAMES, SCOPES } from './scopes.ts';
 export type { CompanyProfile } from './seed/company-profile.ts';

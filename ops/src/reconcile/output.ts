@@ -1,0 +1,65 @@
+// The CLI's text: progress lines for stderr and the human-readable report for stdout.
+import type { Difference, ReconcileProgress, ReconcileReport } from './types.ts';
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+/** One line per progress event worth showing, or undefined (small tables say nothing on their own). */
+export function formatProgress(progress: ReconcileProgress, largeRows = 50_000): string | undefined {
+  switch (progress.kind) {
+    case 'table':
+      if (progress.done && progress.rows < largeRows) return undefined;
+      return `reconcile: ${progress.companyId ?? 'control'} ${progress.table}: ${n(progress.rows)} rows${progress.done ? ' (done)' : ''}`;
+    case 'company':
+      return `reconcile: company ${progress.index}/${progress.count} ${progress.companyId}: ${n(progress.rows)} rows${progress.candidates > 0 ? `, ${n(progress.candidates)} to read again` : ''}`;
+    case 'recheck':
+      return `reconcile: reading ${n(progress.rows)} differing rows again (round ${progress.round}${progress.waitingFor ? `, once the projection is current through ${progress.waitingFor}` : ''})`;
+  }
+}
+
+/** A value for one line: JSON, cut at `max` characters. */
+function shown(value: unknown, max = 160): string {
+  const text = value === undefined ? 'undefined' : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function differenceLines(difference: Difference): string[] {
+  const lines = [
+    `  ${difference.kind.padEnd(9)} ${difference.companyId ?? '-'} ${difference.table} ${difference.id}`,
+  ];
+  for (const column of difference.columns ?? []) {
+    lines.push(
+      `      ${column.name}: source ${shown(column.source)}, projection ${shown(column.projection)}`,
+    );
+  }
+  return lines;
+}
+
+export function formatReport(report: ReconcileReport): string {
+  const t = report.totals;
+  const lines = [
+    `checked ${n(t.companies)} companies, ${n(t.tables)} tables: ${n(t.sourceRows)} source rows, ${n(t.projectionRows)} projection rows (${(report.durationMs / 1000).toFixed(1)} s, ${n(report.rowsPerSecond)} rows/s)`,
+  ];
+  if (t.differences > 0) {
+    lines.push(
+      `differences: ${n(t.differences)} (missing ${n(t.missing)}, extra ${n(t.extra)}, different ${n(t.different)})`,
+    );
+    for (const difference of report.differences) lines.push(...differenceLines(difference));
+  }
+  if (report.notCaughtUp) {
+    const current = report.notCaughtUp.projectionCurrentAt ?? 'never';
+    lines.push(
+      `not caught up: ${report.notCaughtUp.reason}; the projection is known current through ${current}, needed ${report.notCaughtUp.needed}`,
+    );
+    lines.push(`unsettled (may be in flight): ${n(t.unsettled)}`);
+    for (const difference of report.unsettled) lines.push(...differenceLines(difference));
+  }
+  if (report.verifiedThrough) {
+    lines.push(`verified through: LSN ${report.verifiedThrough.lsn} (${report.verifiedThrough.at})`);
+  }
+  lines.push(
+    report.ok
+      ? 'result: no differences'
+      : `result: ${t.differences > 0 ? 'differences found' : 'not caught up'}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
