@@ -47,6 +47,12 @@ const fields = z.object({
   API_UNDER_PRESSURE_RETRY_AFTER_S: positiveInt.default(10),
   API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).default(1_000),
   API_COMPRESS_MIN_BYTES: z.coerce.number().int().min(0).default(1_024),
+  // SO_REUSEPORT: several api processes on one port, for a restart without refused connections
+  // (docs/resilience.md, "The api restarted").
+  API_REUSE_PORT: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   // true/false, or the balancer's addresses/CIDRs (http/trust-proxy.ts; docs/deployment-replicas.md).
   API_TRUST_PROXY: z
     .string()
@@ -104,6 +110,8 @@ export interface Config {
    * true (every hop), or the proxies' addresses / CIDR ranges (http/trust-proxy.ts).
    */
   readonly trustProxy: TrustProxy;
+  /** Listen with SO_REUSEPORT, so that another api process may share the port (Linux). */
+  readonly reusePort: boolean;
   /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
   readonly underPressure: {
     readonly maxEventLoopDelayMs: number;
@@ -160,6 +168,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     healthMaxStalenessSeconds: e.API_HEALTH_MAX_STALENESS_S,
     buildInfoFile: e.API_BUILD_INFO_FILE,
     trustProxy: e.API_TRUST_PROXY,
+    reusePort: e.API_REUSE_PORT,
     underPressure: Object.freeze({
       maxEventLoopDelayMs: e.API_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.API_MAX_HEAP_USED_BYTES,

@@ -1,5 +1,5 @@
 import { openFileLimit } from '@pda/projections';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyListenOptions } from 'fastify';
 import type { Config } from './config.ts';
 import { descriptorPlan } from './http/descriptor-plan.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
@@ -32,7 +32,13 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
   const plan = descriptorPlan(openFileLimit());
   app.server.maxConnections = plan.maxConnections;
   app.server.on('drop', () => app.metrics.recordRefusal('too_many_connections'));
-  await app.listen({ host: config.host, port: config.port });
+  // Fastify hands these to net.Server.listen; its type does not name reusePort (Node 23.1+).
+  const listen: FastifyListenOptions & { reusePort: boolean } = {
+    host: config.host,
+    port: config.port,
+    reusePort: config.reusePort,
+  };
+  await app.listen(listen);
   app.log.info(
     { openFileLimit: plan.limit ?? null, maxConnections: plan.maxConnections },
     'connections bounded',

@@ -50,6 +50,13 @@ describe('parseConfig', () => {
     }
   });
 
+  test('API_REUSE_PORT: off by default; true/1 or false/0, anything else refused', () => {
+    expect(parseConfig(required).reusePort).toBe(false);
+    expect(parseConfig({ ...required, API_REUSE_PORT: 'true' }).reusePort).toBe(true);
+    expect(parseConfig({ ...required, API_REUSE_PORT: '0' }).reusePort).toBe(false);
+    expect(() => parseConfig({ ...required, API_REUSE_PORT: 'yes' })).toThrow(/API_REUSE_PORT/);
+  });
+
   test('the admin port: its own address; 0 picks a free port, even beside API_PORT=0', () => {
     expect(parseConfig({ ...required, API_ADMIN_HOST: '0.0.0.0', API_ADMIN_PORT: '9100' }).admin).toEqual({
       host: '0.0.0.0',
