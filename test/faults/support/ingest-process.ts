@@ -27,10 +27,14 @@ export interface IngestProcess {
   stderr(): string;
   alive(): boolean;
   adminPort(): Promise<number>;
-  /** Seconds from the spawn to the first batch that applied a change (its log line's time). */
-  firstAppliedSeconds(timeoutMs?: number): Promise<number>;
-  /** Seconds from the spawn to the first /readyz with a measured lag of 0. */
-  caughtUpSeconds(timeoutMs?: number): Promise<number>;
+  /** Seconds from `since` (default: the spawn) to the first batch that applied a change (its log line's time). */
+  firstAppliedSeconds(timeoutMs?: number, since?: number): Promise<number>;
+  /** Seconds from `since` (default: the spawn) to the first /readyz with a measured lag of 0. */
+  caughtUpSeconds(timeoutMs?: number, since?: number): Promise<number>;
+  /** The distinct messages of warn-or-worse lines logged since `since` (what an operator sees). */
+  warnings(since: number): string[];
+  /** The sum of a metric's samples whose labels contain `labels` (e.g. 'outcome="skipped"'). */
+  metric(name: string, labels?: string): Promise<number>;
   kill9(): Promise<void>;
   /** SIGTERM: drain, commit, exit 0. Resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -104,16 +108,19 @@ export function startIngest(options: IngestOptions): IngestProcess {
     stderr: () => stderr,
     alive,
     adminPort,
-    async firstAppliedSeconds(timeoutMs = 120_000) {
+    async firstAppliedSeconds(timeoutMs = 120_000, since = spawnedAt) {
       const first = await line(
         'a batch that applied changes',
-        (l) => l.msg === 'batch applied' && Number(l.applied) > 0,
+        (l) => l.msg === 'batch applied' && Number(l.applied) > 0 && l.time >= since,
         timeoutMs,
       );
-      return (first.time - spawnedAt) / 1000;
+      return (first.time - since) / 1000;
     },
-    async caughtUpSeconds(timeoutMs = 120_000) {
+    async caughtUpSeconds(timeoutMs = 120_000, since = spawnedAt) {
       const port = await adminPort();
+      // After an outage the lag poll may still hold the old high watermarks: caught up counts only
+      // once something was applied again.
+      if (since !== spawnedAt) await this.firstAppliedSeconds(timeoutMs, since);
       await waitFor(
         'ingest caught up (/readyz lag 0)',
         async () => {
@@ -125,7 +132,20 @@ export function startIngest(options: IngestOptions): IngestProcess {
         },
         { timeoutMs, intervalMs: 100 },
       );
-      return (Date.now() - spawnedAt) / 1000;
+      return (Date.now() - since) / 1000;
+    },
+    warnings(since) {
+      return [...new Set(lines.filter((l) => Number(l.level) >= 40 && l.time >= since).map((l) => l.msg))];
+    },
+    async metric(name, labels = '') {
+      const text = await (await fetch(`http://127.0.0.1:${await adminPort()}/metrics`)).text();
+      let sum = 0;
+      for (const row of text.split('\n')) {
+        if (row.startsWith(`${name}{`) || row.startsWith(`${name} `)) {
+          if (row.includes(labels)) sum += Number(row.slice(row.lastIndexOf(' ') + 1));
+        }
+      }
+      return sum;
     },
     async kill9() {
       child.kill('SIGKILL');

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectRequest, repoRoot } from '../../src/stack-env.ts';
+import { connectRequest, kafkaClient, repoRoot, stackEnv, waitFor } from '../../src/stack-env.ts';
 
 const run = promisify(execFile);
 
@@ -55,4 +55,43 @@ export function watchConnector(intervalMs = 500) {
       return [...seen];
     },
   };
+}
+
+/** The sum of the data topics' high watermarks (events in Kafka), or undefined while unreachable. */
+async function eventsInKafka(): Promise<number | undefined> {
+  const prefix = `${stackEnv().topicPrefix}.public.`;
+  const admin = kafkaClient('fault-campaign-watermarks').admin({ retry: { retries: 0 } });
+  try {
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    let sum = 0;
+    for (const topic of topics) {
+      for (const p of await admin.fetchTopicOffsets(topic)) sum += Number(p.high);
+    }
+    return sum;
+  } catch {
+    return undefined;
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
+/**
+ * Seconds from `since` until new change events arrive in Kafka again (the data topics grow past
+ * their first reading): how long the capture side (Connect, Debezium, the broker) took, apart from
+ * ingest.
+ */
+export async function eventsFlowingAgainSeconds(since: number, timeoutMs = 180_000): Promise<number> {
+  let base: number | undefined;
+  await waitFor(
+    'change events arriving in Kafka again',
+    async () => {
+      const now = await eventsInKafka();
+      if (now === undefined) return false;
+      if (base === undefined) base = now;
+      return now > base;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  return (Date.now() - since) / 1000;
 }
