@@ -10,7 +10,8 @@ export type ProjectionErrorCode =
   | 'projection_too_old'
   | 'migration_invalid'
   | 'out_of_descriptors'
-  | 'projection_unreadable';
+  | 'projection_unreadable'
+  | 'company_file_damaged';
 
 export class ProjectionError extends Error {
   readonly code: ProjectionErrorCode;
@@ -118,5 +119,21 @@ export class RepresentationVersionError extends ProjectionError {
     this.path = path;
     this.fileVersion = fileVersion;
     this.knownVersion = knownVersion;
+  }
+}
+
+/**
+ * A company file is damaged (deleted while its company has data, replaced, corrupt): the writer
+ * takes the company out of service (control.sqlite `company_faults`) until a per-company rebuild,
+ * and the api answers 503 for it. `reason` names what was found.
+ */
+export class CompanyFileDamagedError extends ProjectionError {
+  readonly companyId: string;
+  readonly reason: string;
+  constructor(companyId: string, reason: string) {
+    super('company_file_damaged', `company file of ${companyId} is damaged: ${reason}`);
+    this.name = 'CompanyFileDamagedError';
+    this.companyId = companyId;
+    this.reason = reason;
   }
 }

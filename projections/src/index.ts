@@ -9,4 +9,5 @@ export * from './paths.ts';
 export * from './quote-ident.ts';
 export * from './read/index.ts';
 export * from './redact-url.ts';
+export * from './storage-faults.ts';
 export * from './stored-documents.ts';

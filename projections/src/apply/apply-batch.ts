@@ -1,11 +1,14 @@
 import type { Change } from '../change.ts';
+import { CompanyFileDamagedError } from '../errors.ts';
+import { classifyFault } from '../storage-faults.ts';
 import { applyCompany } from './apply-company.ts';
 import { applyControl } from './apply-control.ts';
+import type { CompanyFault } from './company-faults.ts';
 import type { CompanyFiles } from './company-files.ts';
 import { companyOrder } from './company-order.ts';
 import type { ControlFile } from './control-file.ts';
 import type { DeadLetter } from './dead-letters.ts';
-import type { Rejection } from './plan.ts';
+import type { CompanyOp, Rejection } from './plan.ts';
 import { planBatch } from './plan-batch.ts';
 import { type BatchResult, Tally } from './result.ts';
 
@@ -27,6 +30,12 @@ import { type BatchResult, Tally } from './result.ts';
  * orders (rows swapping companies), the batch is cut before the second: the first part is applied
  * and committed, control included, then the rest is planned and applied the same way. Each part is
  * a batch of its own, so a redelivery of the whole is safe as above.
+ *
+ * A damaged company file (company-faults.ts) fails only its company: the company is taken out of
+ * service, its operations are skipped (now and in later batches, until its rebuild) and the batch
+ * goes on. `onlyCompany` is that rebuild's backfill: the plan is made as usual, only the named
+ * company's operations are applied and control.sqlite is not written (the live batches already
+ * moved it past every change the backfill reads again).
  */
 export function applyBatch(
   control: ControlFile,
@@ -36,6 +45,8 @@ export function applyBatch(
   deadLetters: readonly DeadLetter[],
   nowMs: number,
   sourceCurrentAtMs?: number,
+  onlyCompany?: string,
+  detected: CompanyFault[] = [],
 ): BatchResult {
   const tally = new Tally();
   const rejections: Rejection[] = [];
@@ -53,10 +64,31 @@ export function applyBatch(
     const partRejections: Rejection[] = [...plan.rejections];
     const appliedBefore = tally.applied;
 
+    const written: string[] = [];
     for (const companyId of companyOrder(plan, (id) => files.isOpen(id))) {
-      applyCompany(files, companyId, plan.companies.get(companyId) ?? [], tally, partRejections);
+      const ops = plan.companies.get(companyId) ?? [];
+      if ((onlyCompany !== undefined && companyId !== onlyCompany) || control.faults.isDamaged(companyId)) {
+        skipAll(ops, tally);
+        continue;
+      }
+      try {
+        applyCompany(files, companyId, ops, tally, partRejections);
+        written.push(companyId);
+      } catch (error) {
+        if (classifyFault(error) !== 'damaged') throw error;
+        detected.push(takeOutOfService(control, files, companyId, error, nowMs));
+        skipAll(ops, tally);
+      }
     }
     const companiesDone = performance.now();
+    if (onlyCompany !== undefined) {
+      for (const change of plan.skipped) tally.count(change.table, 'skipped');
+      companies += written.length;
+      first = false;
+      timings.planMs += planned - started;
+      timings.companiesMs += companiesDone - planned;
+      continue;
+    }
 
     let maxSourceTsMs: number | undefined;
     for (const change of part) {
@@ -75,6 +107,7 @@ export function applyBatch(
         // Only once every change of the batch is applied.
         sourceCurrentAtMs: rest.length === 0 ? sourceCurrentAtMs : undefined,
         nowMs,
+        written,
       },
       tally,
     );
@@ -106,5 +139,31 @@ export function applyBatch(
     rejections,
     deadLettered: deadLetters.length + rejections.length,
     timings,
+    faults: { detected, outOfService: control.faults.list() },
   };
+}
+
+/** Operations not applied (company out of service, or not the one being rebuilt): counted skipped. */
+function skipAll(ops: readonly CompanyOp[], tally: Tally): void {
+  for (const op of ops) if (!op.derived) tally.count(op.change.table, 'skipped');
+}
+
+/**
+ * The company's file is damaged: close it, move it aside and record the fault (its own control
+ * transaction, committed now: the company stays out of service across restarts).
+ */
+export function takeOutOfService(
+  control: ControlFile,
+  files: CompanyFiles,
+  companyId: string,
+  error: unknown,
+  nowMs: number,
+): CompanyFault {
+  const damaged = error instanceof CompanyFileDamagedError ? error : undefined;
+  const id = damaged?.companyId ?? companyId;
+  const reason =
+    damaged?.reason ??
+    `corrupt: ${(error as { code?: string }).code ?? 'error'} ${(error as Error).message ?? String(error)}`;
+  files.drop(id);
+  return control.faults.markDamaged(id, reason, nowMs);
 }

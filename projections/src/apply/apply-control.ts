@@ -18,6 +18,8 @@ export interface ControlBatch {
   /** ApplyOptions.sourceCurrentAtMs: kept as the maximum seen. */
   readonly sourceCurrentAtMs?: number | undefined;
   readonly nowMs: number;
+  /** Company files the batch wrote: recorded in company_files (their loss is then detected). */
+  readonly written?: readonly string[];
 }
 
 /**
@@ -50,6 +52,7 @@ export function applyControl(
         }
       });
       writeRoutes(control, plan);
+      control.faults.recordFiles(batch.written ?? [], batch.nowMs);
       writeUnroutedTombstones(control, plan);
       insertDeadLetters(statements, batch.deadLetters, rejections, batch.nowMs);
       const appliedHere = outcomes.filter((o) => o === 'applied').length + plan.appliedInControl.length;
@@ -79,6 +82,7 @@ export function applyControl(
       });
       for (const change of plan.appliedInControl) tally.count(change.table, 'applied');
     })();
+    control.faults.recorded(batch.written ?? []);
   } catch (error) {
     control.reload();
     throw error;

@@ -1,4 +1,5 @@
 import { quoteIdent } from '../quote-ident.ts';
+import { classifyFault } from '../storage-faults.ts';
 import type { SqlValue } from './coerce.ts';
 import type { CompanyFiles } from './company-files.ts';
 import type { CompanyOp } from './plan.ts';
@@ -26,14 +27,21 @@ export function readCarried(files: CompanyFiles, ops: readonly CompanyOp[]): Car
     if (op.kind !== 'upsert' || op.carry === undefined) continue;
     const { from, columns } = op.carry;
     const t = quoteIdent(op.table);
-    const row = files
-      .get(from)
-      .statements.get(
-        `carry:${op.table}:${columns.join(',')}`,
-        () => `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${t} WHERE "id" = ?`,
-      )
-      .raw()
-      .get(op.id) as SqlValue[] | undefined;
+    let row: SqlValue[] | undefined;
+    try {
+      row = files
+        .get(from)
+        .statements.get(
+          `carry:${op.table}:${columns.join(',')}`,
+          () => `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${t} WHERE "id" = ?`,
+        )
+        .raw()
+        .get(op.id) as SqlValue[] | undefined;
+    } catch (error) {
+      // A damaged file the row leaves has nothing to give (as a file without the row); it is taken
+      // out of service on its own turn (apply-batch.ts).
+      if (classifyFault(error) !== 'damaged') throw error;
+    }
     if (row === undefined) continue;
     carried ??= new Map();
     carried.set(op, row);

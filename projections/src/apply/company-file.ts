@@ -1,5 +1,7 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { openCompanyWriter } from '../handles.ts';
 import type { ProjectionDb } from '../open.ts';
+import { companyPath } from '../paths.ts';
 import type { ClockUs } from './clock.ts';
 import { StatementCache } from './statement-cache.ts';
 import { tombstoneLsn, writeCompanyTombstone } from './tombstones.ts';
@@ -20,11 +22,16 @@ export class CompanyFile {
    */
   readonly tombstoneTables = new Set<string>();
   readonly #clock: ClockUs;
+  readonly #path: string;
+  /** The file's identity when opened: a different inode under the same name is not our file. */
+  readonly #ino: number;
   #lastChangedUs = 0;
 
   constructor(dataDir: string, companyId: string, clock: ClockUs) {
     this.companyId = companyId;
     this.statements = new StatementCache(openCompanyWriter(dataDir, companyId));
+    this.#path = companyPath(dataDir, companyId);
+    this.#ino = statSync(this.#path).ino;
     this.#clock = clock;
     this.reload();
     this.#startTombstoneHorizon();
@@ -90,7 +97,44 @@ export class CompanyFile {
     this.tombstoneTables.add(table);
   }
 
+  /**
+   * What is wrong with the file on disk under this open handle, or undefined: gone (deleted or
+   * renamed), replaced by another file, or no SQLite header any more (overwritten). One stat and a
+   * 16-byte read: cheap enough to run over the open files every few seconds. Deeper corruption shows
+   * as SQLITE_CORRUPT when a page is read.
+   */
+  checkOnDisk(): string | undefined {
+    let ino: number;
+    try {
+      ino = statSync(this.#path).ino;
+    } catch {
+      return 'missing: the file was deleted or moved while open';
+    }
+    if (ino !== this.#ino) return 'replaced: another file was put in its place while open';
+    const header = Buffer.alloc(16);
+    try {
+      const fd = openSync(this.#path, 'r');
+      try {
+        readSync(fd, header, 0, 16, 0);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      // Out of descriptors or an I/O error is not this file's fault (the storage path handles it).
+      return (error as { code?: unknown }).code === 'ENOENT'
+        ? 'missing: the file was deleted or moved while open'
+        : undefined;
+    }
+    return header.toString('latin1') === 'SQLite format 3\u0000'
+      ? undefined
+      : 'corrupt: the file no longer starts with the SQLite header';
+  }
+
   close(): void {
-    this.db.close();
+    try {
+      this.db.close();
+    } catch {
+      // A damaged file can fail its closing checkpoint; the handle is gone either way.
+    }
   }
 }

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import { isOutOfDescriptors } from '../descriptors.ts';
+import { CompanyFileDamagedError } from '../errors.ts';
+import { companyPath } from '../paths.ts';
 import type { ClockUs } from './clock.ts';
 import { CompanyFile } from './company-file.ts';
 
@@ -31,6 +34,14 @@ export interface IdleClose {
   readonly nowMs: () => number;
 }
 
+/** What the writer knows about which files must exist and which are out of service (company-faults.ts). */
+export interface FileGuard {
+  isDamaged(companyId: string): boolean;
+  expectsFile(companyId: string): boolean;
+}
+
+const NO_GUARD: FileGuard = { isDamaged: () => false, expectsFile: () => false };
+
 export class CompanyFiles {
   readonly #open: LRUCache<string, CompanyFile>;
   readonly #dataDir: string;
@@ -42,6 +53,9 @@ export class CompanyFiles {
   #opened = 0;
   #evicted = 0;
   #closedIdle = 0;
+  #guard: FileGuard = NO_GUARD;
+  /** Round-robin position of checkOnDisk over the open files. */
+  #checkedAt = 0;
 
   constructor(
     dataDir: string,
@@ -63,8 +77,20 @@ export class CompanyFiles {
     });
   }
 
-  /** Opens (creating and migrating if needed) the company's file; it becomes the most recent. */
+  /** Set once by the store: which companies are out of service, which files must exist. */
+  guard(guard: FileGuard): void {
+    this.#guard = guard;
+  }
+
+  /**
+   * Opens (creating and migrating if needed) the company's file; it becomes the most recent.
+   * Throws CompanyFileDamagedError for a company out of service, and for one whose file the writer
+   * wrote before and that is gone (never silently created again empty).
+   */
   get(companyId: string): CompanyFile {
+    if (this.#guard.isDamaged(companyId)) {
+      throw new CompanyFileDamagedError(companyId, 'out of service until it is rebuilt');
+    }
     if (this.#idle.afterMs > 0) this.#usedAt.set(companyId, this.#idle.nowMs());
     const open = this.#open.get(companyId);
     if (open) return open;
@@ -120,6 +146,9 @@ export class CompanyFiles {
    * the process): give back half of the open files and retry once.
    */
   #openFile(companyId: string): CompanyFile {
+    if (this.#guard.expectsFile(companyId) && !existsSync(companyPath(this.#dataDir, companyId))) {
+      throw new CompanyFileDamagedError(companyId, 'missing: the file was deleted while closed');
+    }
     try {
       return new CompanyFile(this.#dataDir, companyId, this.#clock);
     } catch (error) {
@@ -131,6 +160,29 @@ export class CompanyFiles {
 
   #evictOne(): void {
     if (this.#open.pop() !== undefined) this.#evicted++;
+  }
+
+  /** Closes the company's file if open (a damaged file leaves the cache before it is moved aside). */
+  drop(companyId: string): void {
+    this.#usedAt.delete(companyId);
+    this.#open.delete(companyId);
+  }
+
+  /**
+   * Looks at up to `max` open files on disk (CompanyFile.checkOnDisk), round robin over calls;
+   * returns the damaged ones with what was found.
+   */
+  checkOnDisk(max: number): { companyId: string; reason: string }[] {
+    const open = [...this.#open.keys()];
+    const found: { companyId: string; reason: string }[] = [];
+    const count = Math.min(max, open.length);
+    for (let i = 0; i < count; i++) {
+      const companyId = open[(this.#checkedAt + i) % open.length] as string;
+      const reason = this.#open.peek(companyId)?.checkOnDisk();
+      if (reason !== undefined) found.push({ companyId, reason });
+    }
+    this.#checkedAt = open.length === 0 ? 0 : (this.#checkedAt + count) % open.length;
+    return found;
   }
 
   closeAll(): void {

@@ -1,5 +1,6 @@
 import { openControlWriter } from '../handles.ts';
 import type { ProjectionDb } from '../open.ts';
+import { CompanyFaults } from './company-faults.ts';
 import { StatementCache } from './statement-cache.ts';
 
 /** A company's routing entry: the file a tenant row lives in, and since which source position. */
@@ -20,9 +21,12 @@ export class ControlFile {
    * planning never looks them up. Set when one is written; exact again after reload().
    */
   hasUnroutedTombstones = false;
+  /** Companies out of service and the companies whose file must exist (company-faults.ts). */
+  readonly faults: CompanyFaults;
 
   constructor(dataDir: string) {
     this.statements = new StatementCache(openControlWriter(dataDir));
+    this.faults = new CompanyFaults(this.db, dataDir);
     this.reload();
   }
 
@@ -76,6 +80,7 @@ export class ControlFile {
   }
 
   reload(): void {
+    this.faults?.reload();
     this.hasUnroutedTombstones =
       this.db
         .prepare(

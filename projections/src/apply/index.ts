@@ -1,4 +1,5 @@
 export type { ClockUs } from './clock.ts';
+export { type CompanyFault, type CompanyFaultState, readCompanyFaults } from './company-faults.ts';
 export type { FileCacheCounts } from './company-files.ts';
 export type { DeadLetter } from './dead-letters.ts';
 export type { Rejection } from './plan.ts';

@@ -1,4 +1,5 @@
 import type { SourceTable } from '../change.ts';
+import type { CompanyFault } from './company-faults.ts';
 import type { FileCacheCounts } from './company-files.ts';
 import type { Rejection } from './plan.ts';
 
@@ -28,6 +29,14 @@ export interface BatchResult {
   readonly deadLettered: number;
   /** Where the batch's time went: planning (route reads, validation), company files, control. */
   readonly timings: { readonly planMs: number; readonly companiesMs: number; readonly controlMs: number };
+  /**
+   * Damaged company files: those found during this batch (each taken out of service now), and every
+   * company out of service after it (damaged or being rebuilt; company-faults.ts).
+   */
+  readonly faults: {
+    readonly detected: readonly CompanyFault[];
+    readonly outOfService: readonly CompanyFault[];
+  };
 }
 
 export type Outcome = 'applied' | 'skipped' | 'rejected';

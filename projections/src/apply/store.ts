@@ -1,7 +1,10 @@
 import type { Change } from '../change.ts';
 import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '../descriptors.ts';
-import { applyBatch } from './apply-batch.ts';
+import { CompanyFileDamagedError, InvalidCompanyIdError } from '../errors.ts';
+import { isUuid } from '../paths.ts';
+import { applyBatch, takeOutOfService } from './apply-batch.ts';
 import { type ClockUs, wallClockUs } from './clock.ts';
+import type { CompanyFault } from './company-faults.ts';
 import { CompanyFiles } from './company-files.ts';
 import { ControlFile } from './control-file.ts';
 import type { DeadLetter } from './dead-letters.ts';
@@ -41,7 +44,17 @@ export interface ApplyOptions {
    * received while caught up). Only ever moves forward; the api's staleness is measured from it.
    */
   readonly sourceCurrentAtMs?: number;
+  /**
+   * A per-company rebuild's backfill (ingest/src/rebuild/company-rebuild.ts): apply only this
+   * company's operations, write nothing to control.sqlite. The company must be rebuilding.
+   */
+  readonly onlyCompany?: string;
 }
+
+/** How often the open company files are looked at on disk (deleted, replaced, overwritten). */
+const ON_DISK_CHECK_MS = 2_000;
+/** Files looked at per check (round robin): bounds the check's cost with thousands of open files. */
+const ON_DISK_CHECK_FILES = 500;
 
 /**
  * The write side of the projections: the single writer of a data directory (ingest). Owns the
@@ -53,6 +66,7 @@ export class ProjectionStore {
   readonly #files: CompanyFiles;
   readonly #nowMs: () => number;
   readonly #clockUs: ClockUs;
+  #checkedOnDiskAt = 0;
 
   private constructor(options: ProjectionStoreOptions) {
     this.dataDir = options.dataDir;
@@ -71,6 +85,7 @@ export class ProjectionStore {
       afterMs: options.idleCloseMs ?? 0,
       nowMs: this.#nowMs,
     });
+    this.#files.guard(this.#control.faults);
   }
 
   /** Creates the data directory and control.sqlite if needed and migrates it. */
@@ -85,15 +100,65 @@ export class ProjectionStore {
    * refused, counted and recorded as dead letters.
    */
   applyBatch(changes: readonly Change[], options: ApplyOptions = {}): BatchResult {
+    const nowMs = this.#nowMs();
+    if (
+      options.onlyCompany !== undefined &&
+      this.#control.faults.get(options.onlyCompany)?.state !== 'rebuilding'
+    ) {
+      throw new Error(`company ${options.onlyCompany} is not being rebuilt`);
+    }
+    const detected: CompanyFault[] = [];
+    if (options.onlyCompany === undefined && nowMs - this.#checkedOnDiskAt >= ON_DISK_CHECK_MS) {
+      this.#checkedOnDiskAt = nowMs;
+      for (const { companyId, reason } of this.#files.checkOnDisk(ON_DISK_CHECK_FILES)) {
+        detected.push(
+          takeOutOfService(
+            this.#control,
+            this.#files,
+            companyId,
+            new CompanyFileDamagedError(companyId, reason),
+            nowMs,
+          ),
+        );
+      }
+    }
     return applyBatch(
       this.#control,
       this.#files,
       this.dataDir,
       changes,
       options.deadLetters ?? [],
-      this.#nowMs(),
+      nowMs,
       options.sourceCurrentAtMs,
+      options.onlyCompany,
+      detected,
     );
+  }
+
+  /** Companies out of service (damaged, or being rebuilt), as the writer knows them. */
+  companyFaults(): CompanyFault[] {
+    return this.#control.faults.list();
+  }
+
+  /**
+   * Starts a company's rebuild: its file (if any) is moved aside and from now on its changes go to
+   * a new file in its place, which the api does not serve until `finishCompanyRebuild`.
+   */
+  startCompanyRebuild(companyId: string): CompanyFault {
+    if (!isUuid(companyId)) throw new InvalidCompanyIdError(companyId);
+    this.#files.drop(companyId);
+    return this.#control.faults.startRebuild(companyId, this.#nowMs());
+  }
+
+  /** The backfill reached the live position: the company is served again. */
+  finishCompanyRebuild(companyId: string): void {
+    if (this.#control.faults.get(companyId)?.state !== 'rebuilding') {
+      throw new Error(`company ${companyId} is not being rebuilt`);
+    }
+    // Its file exists even when no change of it was read (a company without rows): the api then
+    // serves empty collections rather than 503.
+    this.#files.get(companyId);
+    this.#control.faults.finishRebuild(companyId);
   }
 
   /**

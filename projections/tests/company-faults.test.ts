@@ -1,0 +1,132 @@
+import { existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Change, companyPath, ProjectionStore } from '../src/index.ts';
+import { makeDelete, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { A, B, C, companyRows, controlRows, id, tempDataDir } from './helpers.ts';
+
+const site = (n: number, company: string, lsn: number, name = `site ${n}`): Change =>
+  makeUpsert('sites', sampleRow('sites', { id: id(n), company_id: company, name }), lsn);
+
+/** Three companies with two sites each, applied; the store stays open. */
+function seeded() {
+  const dir = tempDataDir();
+  let now = 1_000;
+  const store = ProjectionStore.open({ dataDir: dir, nowMs: () => now, idleCloseMs: 0 });
+  store.applyBatch([
+    site(1, A, 10),
+    site(2, A, 11),
+    site(3, B, 12),
+    site(4, B, 13),
+    site(5, C, 14),
+    site(6, C, 15),
+  ]);
+  const tick = (ms: number) => {
+    now += ms;
+  };
+  return { dir, store, tick };
+}
+
+const names = (dir: string, company: string) =>
+  companyRows(dir, company, 'sites').map((r) => `${r.id as string}:${r.name as string}`);
+
+describe('damaged company files', () => {
+  it('a file deleted while open is found, its company taken out of service, the others go on', () => {
+    const { dir, store, tick } = seeded();
+    rmSync(companyPath(dir, B));
+    tick(5_000); // past the on-disk check interval
+    const result = store.applyBatch([site(1, A, 20, 'a2'), site(3, B, 21, 'b2'), site(5, C, 22, 'c2')]);
+    expect(result.faults.detected).toEqual([
+      expect.objectContaining({ companyId: B, state: 'damaged', reason: expect.stringMatching(/^missing/) }),
+    ]);
+    expect(result.applied).toBe(2);
+    expect(result.skipped).toBe(1);
+    expect(names(dir, A)).toContain(`${id(1)}:a2`);
+    expect(names(dir, C)).toContain(`${id(5)}:c2`);
+    // Never created again empty: later changes of B are skipped while it is out of service.
+    store.applyBatch([site(7, B, 23)]);
+    expect(existsSync(companyPath(dir, B))).toBe(false);
+    expect(controlRows(dir, 'company_faults')).toEqual([
+      expect.objectContaining({ company_id: B, state: 'damaged', moved_to: null }),
+    ]);
+    store.close();
+  });
+
+  it('a file deleted while closed is found when next opened, also after a restart', () => {
+    const { dir, store } = seeded();
+    store.close();
+    rmSync(companyPath(dir, C));
+    const again = ProjectionStore.open({ dataDir: dir });
+    const result = again.applyBatch([site(5, C, 30, 'c3'), site(1, A, 31, 'a3')]);
+    expect(result.faults.detected.map((f) => [f.companyId, f.reason])).toEqual([
+      [C, 'missing: the file was deleted while closed'],
+    ]);
+    expect(result.applied).toBe(1);
+    expect(existsSync(companyPath(dir, C))).toBe(false);
+    again.close();
+    // The fault is in control.sqlite: a restarted writer still skips the company.
+    const third = ProjectionStore.open({ dataDir: dir });
+    expect(third.applyBatch([site(5, C, 32)]).skipped).toBe(1);
+    expect(third.companyFaults().map((f) => f.companyId)).toEqual([C]);
+    third.close();
+  });
+
+  it('an overwritten file is moved aside (nothing of it left in its place), and only its company stops', () => {
+    const { dir, store, tick } = seeded();
+    const fd = openSync(companyPath(dir, A), 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 0);
+    tick(5_000);
+    const result = store.applyBatch([site(1, A, 40, 'a4'), site(3, B, 41, 'b4')]);
+    expect(result.faults.detected).toEqual([expect.objectContaining({ companyId: A, state: 'damaged' })]);
+    expect(result.faults.detected[0]?.reason).toMatch(/^corrupt/);
+    expect(result.faults.detected[0]?.movedTo).toMatch(/\.sqlite\.damaged-\d+$/);
+    // Closing the writer checkpointed and removed its WAL; a -wal left in place would be replayed
+    // into the rebuilt file, so none may remain under the company's name.
+    expect(readdirSync(join(dir, 'companies')).filter((n) => n.startsWith(A))).toEqual([
+      expect.stringMatching(/\.sqlite\.damaged-\d+$/),
+    ]);
+    expect(names(dir, B)).toContain(`${id(3)}:b4`);
+    store.close();
+  });
+
+  it('a rebuild applies live changes and the backfill (only its company) in any order, then serves the file', () => {
+    const { dir, store, tick } = seeded();
+    // Live history that the backfill reads again: a move out of B, a delete, a move into B.
+    const history: Change[] = [
+      site(1, A, 10),
+      site(2, A, 11),
+      site(3, B, 12),
+      site(4, B, 13),
+      site(5, C, 14),
+      site(6, C, 15),
+      site(3, A, 50, 'moved to A'),
+      makeDelete('sites', { id: id(4) }, 51),
+      site(5, B, 52, 'moved to B'),
+    ];
+    rmSync(companyPath(dir, B));
+    tick(5_000);
+    store.applyBatch(history.slice(6)); // B is found missing; its share of these is skipped
+    expect(store.companyFaults()[0]).toMatchObject({ companyId: B, state: 'damaged' });
+
+    const started = store.startCompanyRebuild(B);
+    expect(started.state).toBe('rebuilding');
+    // A live change after the rebuild started goes to the new file, before the backfill.
+    store.applyBatch([site(8, B, 60, 'live')]);
+    expect(() => store.finishCompanyRebuild(A)).toThrow(/not being rebuilt/);
+    const backfill = store.applyBatch(history, { onlyCompany: B });
+    expect(backfill.companies).toBe(1);
+    // The backfill wrote nothing else: A and C keep their live state.
+    expect(names(dir, A)).toEqual([`${id(1)}:site 1`, `${id(2)}:site 2`, `${id(3)}:moved to A`]);
+    store.finishCompanyRebuild(B);
+    expect(store.companyFaults()).toEqual([]);
+    expect(names(dir, B)).toEqual([`${id(5)}:moved to B`, `${id(8)}:live`]);
+    expect(controlRows(dir, 'company_faults')).toEqual([]);
+    store.close();
+  });
+
+  it('refuses a backfill for a company that is not being rebuilt', () => {
+    const { store } = seeded();
+    expect(() => store.applyBatch([site(1, A, 90)], { onlyCompany: A })).toThrow(/not being rebuilt/);
+    store.close();
+  });
+});
