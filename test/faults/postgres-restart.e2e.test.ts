@@ -1,0 +1,97 @@
+// Fault campaign, PostgreSQL restarted while the connector streams (docs/resilience.md): under a
+// continuous writer and a running ingest process, PostgreSQL is stopped with `pg_ctl stop -m fast`
+// (sessions ended, a checkpoint, a clean exit) and later with `-m immediate` (no checkpoint: crash
+// recovery at the next start), each time started again with `stack.sh up`. The replication slot
+// survives both; Debezium's task loses its connection, logs "Retry N of unlimited retries"
+// (errors.max.retries defaults to -1) and restarts itself every 10 s until PostgreSQL answers, so
+// the task never reaches FAILED and no operator step is needed (checked here). The writer's changes
+// that PostgreSQL refused while down are abandoned; everything PostgreSQL committed reaches the
+// projection, which ends equal to PostgreSQL.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { settledComparison } from './support/compare.ts';
+import { type IngestProcess, startIngest } from './support/ingest-process.ts';
+import { longVariant, writeResult } from './support/result.ts';
+import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
+import {
+  committedChanges,
+  createCompanies,
+  faultTolerantPool,
+  startContinuousWriter,
+} from './support/writer.ts';
+
+const DOWN_MS = longVariant() ? 60_000 : 3_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (n: number) => Math.round(n * 100) / 100;
+
+describe('fault: PostgreSQL restarted (fast, then immediate) while the connector streams', () => {
+  const pool = faultTolerantPool();
+  const dataDir = mkdtempSync(join(tmpdir(), 'fault-postgres-'));
+  let ingest: IngestProcess | undefined;
+  afterAll(async () => {
+    if (ingest?.alive()) await ingest.kill9();
+    await stackSh('up'); // whatever happened above, the next e2e file needs the whole stack
+    await pool.end();
+  });
+
+  it('the connector recovers by itself and the projection ends equal to PostgreSQL', async () => {
+    const [company, other] = (await createCompanies(pool, 'postgres', 2, 30)) as [string, string];
+    ingest = startIngest({ dataDir, groupId: `e2e-fault-postgres-${randomUUID()}` });
+    await ingest.caughtUpSeconds(240_000);
+    const writer = startContinuousWriter(pool, { company, other });
+    const phases: Record<string, unknown>[] = [];
+    const statesSeen = new Set<string>();
+    let summary: Awaited<ReturnType<typeof writer.stop>>;
+    try {
+      for (const mode of ['--fast', '--immediate'] as const) {
+        await pause(2_000);
+        const connector = watchConnector();
+        await stackSh('stop', 'postgres', mode);
+        await pause(DOWN_MS);
+        const upStarted = Date.now();
+        await stackSh('up');
+        const upSeconds = (Date.now() - upStarted) / 1000;
+        const inKafka = await eventsFlowingAgainSeconds(upStarted);
+        const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
+        const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
+        const states = await connector.stop();
+        for (const s of states) statesSeen.add(s);
+        phases.push({
+          mode,
+          downSeconds: DOWN_MS / 1000,
+          stackUpSeconds: round(upSeconds),
+          eventsInKafkaAgainSeconds: round(inKafka),
+          appliedAgainSeconds: round(applied),
+          caughtUpSeconds: round(caughtUp),
+          connectorStatesSeen: states,
+        });
+      }
+    } finally {
+      summary = await writer.stop();
+    }
+    await ingest.caughtUpSeconds(120_000);
+    const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
+    const exitCode = await ingest.stop();
+
+    writeResult('postgres-restart', {
+      fault: `PostgreSQL stopped with pg_ctl -m fast, down ${DOWN_MS / 1000} s, started; then -m immediate, down ${DOWN_MS / 1000} s, started; continuous writer throughout`,
+      whatHappened: `Debezium's task retried by itself (never FAILED; states seen: ${[...statesSeen].join(', ')}); ${phases.map((p) => `${p.mode}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s, caught up ${p.caughtUpSeconds} s after 'stack.sh up' began`).join('; ')}; the writer's changes refused while PostgreSQL was down were abandoned (${summary.abandoned} + ${summary.failedSlices} slices); ${comparison.rowsCompared} rows compared`,
+      recoverySeconds: Math.max(...phases.map((p) => Number(p.caughtUpSeconds))),
+      differences: comparison.differences.length,
+      failedRequests: null,
+      phases,
+      writer: {
+        changes: committedChanges(summary),
+        abandoned: summary.abandoned,
+        failedSlices: summary.failedSlices,
+      },
+      sampleDifferences: comparison.differences.slice(0, 10),
+    });
+    expect(comparison.differences).toEqual([]);
+    expect([...statesSeen].some((s) => s.includes('FAILED'))).toBe(false);
+    expect(exitCode).toBe(0);
+  });
+});
