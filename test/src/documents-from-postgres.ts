@@ -1,32 +1,17 @@
 // What the api should present for a company, computed from PostgreSQL alone: each resource's rows
-// (in the projection's representation: exact decimals as text, ISO UTC µs timestamps) rendered
-// through the registry's document shapes and relations (@pda/schemas/registry), the declaration
-// the api renders from. The oracle of tests that compare a partner's copy with the source.
-import { type DocumentShape, RESOURCES, type ResourceName, TABLES } from '@pda/schemas/registry';
+// (in the projection's representation: exact decimals as text, ISO UTC µs timestamps, read by
+// @pda/ops' sourceRows, reconcile's source side) rendered through the registry's document shapes
+// and relations by the projections' reference renderer (documentRenderer), the declaration the api
+// renders from. The oracle of tests that compare a partner's copy with the source.
+import { sourceRows } from '@pda/ops';
+import { documentRenderer } from '@pda/projections';
+import { RESOURCES, type ResourceName, type TableName } from '@pda/schemas/registry';
 import type pg from 'pg';
-import { pgRows, type Row } from './projection-vs-postgres.ts';
 
-/** The column → SQLite type map of a table, from the registry. */
-function columnTypes(table: keyof typeof TABLES): Map<string, string> {
-  return new Map(
-    Object.entries(TABLES[table].columns).map(([column, type]) => [
-      column,
-      type.replace('?', '').toUpperCase(),
-    ]),
-  );
-}
+type Row = Record<string, unknown>;
 
-function rowsOf(pool: pg.Pool, table: keyof typeof TABLES, companyId: string): Promise<Row[]> {
-  return pgRows(pool, table, 'company_id = $1', [companyId], columnTypes(table));
-}
-
-function render(shape: DocumentShape, row: Row): Row {
-  return Object.fromEntries(
-    Object.entries(shape).map(([member, source]) => [
-      member,
-      typeof source === 'string' ? row[source] : render(source, row),
-    ]),
-  );
+function rowsOf(pool: pg.Pool, table: TableName, companyId: string): Promise<Row[]> {
+  return sourceRows(pool, table, { where: 'company_id = $1', params: [companyId] });
 }
 
 // The api orders a many-relation by id (SQLite's binary text order).
@@ -42,20 +27,18 @@ export async function documentsFromPostgres(
   resource: ResourceName,
 ): Promise<Map<string, Row>> {
   const def = RESOURCES[resource];
+  const render = documentRenderer(def.document);
   const rows = await rowsOf(pool, def.table, companyId);
-  const documents = new Map(
-    rows.map((row) => [row.id as string, { row, document: render(def.document, row) }]),
-  );
+  const documents = new Map(rows.map((row) => [row.id as string, { row, document: render(row) }]));
   for (const [name, relation] of Object.entries(def.relations)) {
-    const related = (await rowsOf(pool, relation.table as keyof typeof TABLES, companyId)).sort(byId);
+    const renderRelated = documentRenderer(relation.document);
+    const related = (await rowsOf(pool, relation.table as TableName, companyId)).sort(byId);
     for (const { row, document } of documents.values()) {
       if (relation.cardinality === 'many') {
-        document[name] = related
-          .filter((r) => r[relation.key] === row.id)
-          .map((r) => render(relation.document, r));
+        document[name] = related.filter((r) => r[relation.key] === row.id).map(renderRelated);
       } else {
         const one = related.find((r) => r.id === row[relation.key]);
-        document[name] = one === undefined ? null : render(relation.document, one);
+        document[name] = one === undefined ? null : renderRelated(one);
       }
     }
   }

@@ -57,7 +57,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   let connection: Awaited<ReturnType<typeof connectSource>> | undefined;
   try {
     connection = await connectSource(options.pg);
-    const source = await SourceReader.load(connection.client, [...TENANT_PLANS, ...CONTROL_PLANS]);
+    const source = await SourceReader.load(
+      connection.client,
+      [...TENANT_PLANS, ...CONTROL_PLANS],
+      options.sourceSchema,
+    );
     const companies =
       options.companies !== undefined
         ? [...new Set(options.companies)].sort()

@@ -44,18 +44,25 @@ export class SourceReader {
 
   private readonly client: pg.ClientBase;
   private readonly selectLists: ReadonlyMap<string, string>;
+  private readonly schema: string;
 
-  private constructor(client: pg.ClientBase, selectLists: ReadonlyMap<string, string>) {
+  private constructor(client: pg.ClientBase, selectLists: ReadonlyMap<string, string>, schema: string) {
     this.client = client;
     this.selectLists = selectLists;
+    this.schema = schema;
   }
 
   /** Reads the captured tables' column types once (the select lists depend on them). */
-  static async load(client: pg.ClientBase, plans: readonly TablePlan[]): Promise<SourceReader> {
+  static async load(
+    client: pg.ClientBase,
+    plans: readonly TablePlan[],
+    schema = 'public',
+  ): Promise<SourceReader> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
     const { rows } = await client.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM information_schema.columns
-        WHERE table_schema = 'public' AND table_name = ANY($1)`,
-      [plans.map((plan) => plan.table)],
+        WHERE table_schema = $1 AND table_name = ANY($2)`,
+      [schema, plans.map((plan) => plan.table)],
     );
     const types = new Map<string, Map<string, string>>();
     for (const row of rows) {
@@ -69,7 +76,7 @@ export class SourceReader {
     const selectLists = new Map(
       plans.map((plan) => [plan.table, sourceSelectList(plan, types.get(plan.table) ?? new Map())]),
     );
-    return new SourceReader(client, selectLists);
+    return new SourceReader(client, selectLists, schema);
   }
 
   /**
@@ -100,7 +107,7 @@ export class SourceReader {
   /** The companies PostgreSQL holds, sorted. */
   async companyIds(): Promise<string[]> {
     const { rows } = await this.client.query<{ id: string }>(
-      'SELECT id::text AS id FROM companies ORDER BY id',
+      `SELECT id::text AS id FROM "${this.schema}".companies ORDER BY id`,
     );
     return rows.map((row) => row.id);
   }
@@ -108,7 +115,7 @@ export class SourceReader {
   /** The keys granted to any of `companies`. */
   async grantedKeys(companies: readonly string[]): Promise<string[]> {
     const { rows } = await this.client.query<{ id: string }>(
-      'SELECT DISTINCT api_key_id::text AS id FROM api_key_companies WHERE company_id = ANY($1::uuid[])',
+      `SELECT DISTINCT api_key_id::text AS id FROM "${this.schema}".api_key_companies WHERE company_id = ANY($1::uuid[])`,
       [companies],
     );
     return rows.map((row) => row.id);
@@ -119,7 +126,7 @@ export class SourceReader {
     const cursor = `reconcile_${++this.cursors}`;
     const order = plan.key.map((column) => `"${column}"`).join(', ');
     await this.client.query(
-      `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${this.selectList(plan)} FROM "${plan.table}" WHERE ${filter.where} ORDER BY ${order}`,
+      `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${this.selectList(plan)} FROM "${this.schema}"."${plan.table}" WHERE ${filter.where} ORDER BY ${order}`,
       [...filter.params],
     );
     try {
@@ -144,7 +151,7 @@ export class SourceReader {
         ? `"${plan.key[0]}" = ANY($${n}::uuid[])`
         : `(${plan.key.map((column) => `"${column}"::text`).join(` || '/' || `)}) = ANY($${n}::text[])`;
     const { rows } = await this.client.query<unknown[]>({
-      text: `SELECT ${this.selectList(plan)} FROM "${plan.table}" WHERE (${filter.where}) AND ${key}`,
+      text: `SELECT ${this.selectList(plan)} FROM "${this.schema}"."${plan.table}" WHERE (${filter.where}) AND ${key}`,
       values: [...filter.params, ids],
       rowMode: 'array',
     });

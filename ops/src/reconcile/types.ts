@@ -121,6 +121,8 @@ export type ReconcileProgress =
 export interface ReconcileOptions {
   /** The source: a pool (a client is borrowed and released) or connection settings. */
   readonly pg: pg.Pool | pg.ClientConfig;
+  /** The PostgreSQL schema of the captured tables (default `public`). */
+  readonly sourceSchema?: string;
   /** The projection's data directory (control.sqlite and companies/). */
   readonly dataDir: string;
   /** Companies to check; default: every company in PostgreSQL and every company file in dataDir. */
