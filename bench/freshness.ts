@@ -93,6 +93,7 @@ async function main() {
 
   // ---- peer: when each token reaches Kafka ----
   const kafka = new Kafka({ clientId: run, brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
+  const tokenPattern = new RegExp(`(${run}-\\d+)`);
   const peer = kafka.consumer({ groupId: `${run}-peer`, maxWaitTimeInMs: 50 });
   await peer.connect();
   await peer.subscribe({ topics: [`${topicPrefix}.public.sites`], fromBeginning: false });
@@ -100,11 +101,9 @@ async function main() {
   await peer.run({
     eachMessage: async ({ message }) => {
       const arrived = nowMs();
-      const text = message.value?.toString('utf8');
-      const token = text
-        ? /"name":"(fr[a-z0-9]+-\d+)"/.exec(text.slice(text.indexOf('"payload"')))?.[1]
-        : undefined;
-      if (token?.startsWith(run)) timing(token).inKafka ??= arrived;
+      // The token is the site's name: plain text in a JSON value and in an Avro one alike.
+      const token = message.value ? tokenPattern.exec(message.value.toString('latin1'))?.[1] : undefined;
+      if (token) timing(token).inKafka ??= arrived;
     },
   });
   await peerReady;

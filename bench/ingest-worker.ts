@@ -1,6 +1,6 @@
 /** The ingest worker as the benchmarks run it: in this process, on the running stack's Kafka. */
 import { type AvscTypes, createLogger, createMetrics, createWorker, parseConfig } from '@pda/ingest';
-import { kafkaBrokers } from './stack-env.ts';
+import { kafkaBrokers, readStackEnv } from './stack-env.ts';
 
 export interface BenchWorkerOptions {
   readonly groupId: string;
@@ -14,6 +14,7 @@ export interface BenchWorkerOptions {
 /** A worker from a new group into `dataDir`; admin port 0, warnings only; its metrics to read. */
 export function benchWorker(options: BenchWorkerOptions) {
   const metrics = createMetrics();
+  const registry = process.env.PDA_SCHEMA_REGISTRY_URL ?? readStackEnv().PDA_SCHEMA_REGISTRY_URL;
   const worker = createWorker(
     parseConfig({
       INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
@@ -22,6 +23,8 @@ export function benchWorker(options: BenchWorkerOptions) {
       INGEST_DATA_DIR: options.dataDir,
       INGEST_ADMIN_PORT: '0',
       INGEST_LOG_LEVEL: 'warn',
+      // The shipped connector writes Avro: the stack's registry, for the topics it wrote.
+      ...(registry ? { INGEST_SCHEMA_REGISTRY_URL: registry } : {}),
       ...options.env,
     }),
     { logger: createLogger('warn'), avscTypes: options.avscTypes, metrics },

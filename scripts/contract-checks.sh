@@ -55,6 +55,7 @@ echo "== ingest (group $run_id) and api ($api) on the projection files in $data_
 # the cleanup's SIGTERM stops (pnpm would leave its grandchildren running).
 (cd ingest && INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_TOPIC_PREFIX="${PDA_TOPIC_PREFIX:-pda}" \
   INGEST_GROUP_ID="$run_id" INGEST_CLIENT_ID="$run_id" INGEST_DATA_DIR="$data_dir" \
+  INGEST_SCHEMA_REGISTRY_URL="$PDA_SCHEMA_REGISTRY_URL" \
   INGEST_ADMIN_PORT="$admin_port" INGEST_READY_MAX_LAG=0 INGEST_LOG_LEVEL=warn \
   exec node src/main.ts) >"$work/ingest.log" 2>&1 &
 pids+=($!)

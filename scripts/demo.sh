@@ -47,6 +47,7 @@ bash api/scripts/stamp-version.sh >/dev/null 2>&1 || true
 
 echo "== starting ingest (log: $data_dir/ingest.log) and api (log: $data_dir/api.log)"
 INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_DATA_DIR="$data_dir" INGEST_GROUP_ID=pda-demo \
+  INGEST_SCHEMA_REGISTRY_URL="$PDA_SCHEMA_REGISTRY_URL" \
   INGEST_ADMIN_PORT="$admin_port" \
   pnpm --silent --filter @pda/ingest start >"$data_dir/ingest.log" 2>&1 &
 pids+=($!)

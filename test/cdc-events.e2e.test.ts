@@ -1,5 +1,7 @@
 // The real pipeline's event shapes: rows written to PostgreSQL, read back from Kafka as Debezium
-// produced them (pgoutput, JsonConverter with schemas, precise decimals, default REPLICA IDENTITY).
+// produced them (pgoutput, precise decimals, default REPLICA IDENTITY) in the format the stack's
+// connector writes: Avro through the schema registry as shipped (decoded with the writer schemas
+// from the registry), or JsonConverter with inline schemas (PDA_CONNECTOR_FORMAT=json).
 import { randomBytes } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
@@ -28,7 +30,7 @@ import {
   reached,
 } from './src/debezium-capture.ts';
 import { startSnapshotConnector } from './src/snapshot-connector.ts';
-import { kafkaClient, pgPool, stackEnv } from './src/stack-env.ts';
+import { connectRequest, kafkaClient, pgPool, stackEnv } from './src/stack-env.ts';
 
 type Row = Record<string, unknown>;
 interface Envelope {
@@ -41,9 +43,13 @@ interface Envelope {
 
 const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
 
-/** Precise decimal: base64 big-endian two's-complement unscaled integer; scale from the schema. */
-function decodeDecimal(base64: string, scale: number): string {
-  const bytes = Buffer.from(base64, 'base64');
+/**
+ * Precise decimal: big-endian two's-complement unscaled integer (base64 in JSON, raw bytes in Avro);
+ * scale from the schema.
+ */
+function decodeDecimal(encoded: unknown, scale: number): string {
+  const bytes =
+    typeof encoded === 'string' ? Buffer.from(encoded, 'base64') : Buffer.from(encoded as Uint8Array);
   let unscaled = 0n;
   for (const byte of bytes) unscaled = (unscaled << 8n) | BigInt(byte);
   if (bytes.length > 0 && (bytes[0]! & 0x80) !== 0) unscaled -= 1n << BigInt(bytes.length * 8);
@@ -53,8 +59,9 @@ function decodeDecimal(base64: string, scale: number): string {
   return negative ? `-${text}` : text;
 }
 
-/** `parameters.scale` of a column in the value's inline schema (after → struct → field). */
+/** The scale of a decimal column in the event's schema: the Avro writer schema, or the inline one. */
 function schemaScale(event: CapturedEvent, column: string): number {
+  if (event.valueSchema !== undefined) return avroScale(event.valueSchema, column);
   const schema = (event.value as { schema: { fields: Array<{ field: string; fields?: Row[] }> } }).schema;
   const after = schema.fields.find((f) => f.field === 'after')!;
   const field = after.fields!.find((f) => f.field === column) as {
@@ -64,6 +71,28 @@ function schemaScale(event: CapturedEvent, column: string): number {
   expect(field.name).toBe('org.apache.kafka.connect.data.Decimal');
   return Number(field.parameters.scale);
 }
+
+/**
+ * `scale` of a decimal column of the Avro envelope's row record: `before` defines the record
+ * (["null", {record}]) and `after` names it (["null", "Value"]).
+ */
+function avroScale(envelopeSchema: unknown, column: string): number {
+  type Node = { type?: unknown; name?: string; fields?: Node[]; scale?: number; 'connect.name'?: string };
+  const nonNull = (t: unknown): unknown => (Array.isArray(t) ? t.find((x) => x !== 'null') : t);
+  const record = (envelopeSchema as Node)
+    .fields!.map((f) => nonNull(f.type))
+    .find(
+      (t): t is Node =>
+        typeof t === 'object' && (t as Node).type === 'record' && (t as Node).name === 'Value',
+    )!;
+  const field = nonNull(record.fields!.find((f) => f.name === column)!.type) as Node;
+  expect(field['connect.name']).toBe('org.apache.kafka.connect.data.Decimal');
+  expect(field.type).toBe('bytes');
+  return field.scale!;
+}
+
+/** A record key's bytes as comparable text (JSON text, or the Avro bytes as base64). */
+const keyText = (event: CapturedEvent | undefined) => event?.keyJson ?? event?.keyBytes?.toString('base64');
 
 const envelope = (event: CapturedEvent) => payloadOf(event.value) as unknown as Envelope;
 const table = (event: CapturedEvent) => event.topic.split('.').at(-1);
@@ -128,6 +157,17 @@ describe('Debezium events from the real stack', () => {
     await pool?.end();
   });
 
+  it('writes the format its connector is configured with (shipped: Avro through the registry)', async () => {
+    const config = (await connectRequest(`/connectors/${stackEnv().connectorName}/config`)) as Row;
+    const avro = config['value.converter'] === 'io.apicurio.registry.utils.converter.AvroConverter';
+    for (const event of stream.filter((e) => e.value !== null)) {
+      // Avro: the registry's wire format (byte 0, the writer schema's id) and an Envelope record.
+      expect(event.valueBytes !== undefined, `${event.topic}@${event.offset}`).toBe(avro);
+      if (avro) expect((event.valueSchema as Row).name).toBe('Envelope');
+      else expect(Object.keys(event.value as Row).sort()).toEqual(['payload', 'schema']);
+    }
+  });
+
   it('emits a snapshot read `r` for every table, with after and no before', () => {
     for (const t of capturedTables) {
       const reads = snapshot.filter((e) => table(e) === t);
@@ -161,9 +201,9 @@ describe('Debezium events from the real stack', () => {
       expect(sequence.every((lsn) => lsn === null || typeof lsn === 'string')).toBe(true);
     }
     expect(new Set(creates.map((e) => envelope(e).source.txId)).size).toBe(1);
-    const key = find(stream, 'companies', 'c', ids.company).key as { payload: Row; schema: Row };
-    expect(key.payload).toEqual({ id: ids.company });
-    expect(key.schema.type).toBe('struct');
+    const created = find(stream, 'companies', 'c', ids.company);
+    expect(payloadOf(created.key)).toEqual({ id: ids.company });
+    if (created.keyBytes === undefined) expect((created.key as { schema: Row }).schema.type).toBe('struct');
   });
 
   it('emits updates `u` with before: null under default REPLICA IDENTITY', () => {
@@ -196,7 +236,7 @@ describe('Debezium events from the real stack', () => {
         (e) => e.topic === event.topic && e.partition === event.partition && e.offset === event.offset + 1,
       );
       expect(tombstone?.value, `tombstone after ${event.topic}@${event.offset}`).toBeNull();
-      expect(tombstone?.keyJson).toBe(event.keyJson);
+      expect(keyText(tombstone)).toBe(keyText(event));
     }
     const site = envelope(find(stream, 'sites', 'd', ids.site)).before!;
     expect(site.id).toBe(ids.site);
@@ -210,29 +250,24 @@ describe('Debezium events from the real stack', () => {
     const [created, removed, tombstone, moved] = grants;
     expect(grants.map(opOf).slice(0, 4)).toEqual(['c', 'd', 'tombstone', 'c']);
     expect((payloadOf(removed!.key) as Row).company_id).toBe(ids.company);
-    expect(tombstone!.keyJson).toBe(removed!.keyJson);
+    expect(keyText(tombstone)).toBe(keyText(removed));
     expect((payloadOf(moved!.key) as Row).company_id).toBe(ids.otherCompany);
     expect(envelope(moved!).source.txId).toBe(envelope(removed!).source.txId);
     expect(created!.offset).toBeLessThan(removed!.offset);
   });
 
-  it('encodes numeric as precise base64 decimals with the scale in the inline schema', () => {
+  it('encodes numeric as precise decimals with the scale in the schema (writer or inline)', () => {
     const event = find(stream, 'sites', 'c', ids.site);
     const after = envelope(event).after!;
-    expect(decodeDecimal(after.area as string, schemaScale(event, 'area'))).toBe(values.area);
-    expect(decodeDecimal(after.latitude as string, schemaScale(event, 'latitude'))).toBe(values.latitude);
-    expect(decodeDecimal(after.longitude as string, schemaScale(event, 'longitude'))).toBe(values.longitude);
+    expect(decodeDecimal(after.area, schemaScale(event, 'area'))).toBe(values.area);
+    expect(decodeDecimal(after.latitude, schemaScale(event, 'latitude'))).toBe(values.latitude);
+    expect(decodeDecimal(after.longitude, schemaScale(event, 'longitude'))).toBe(values.longitude);
     const small = find(stream, 'sites', 'u', ids.siteWithoutArea);
-    expect(decodeDecimal(envelope(small).after!.area as string, 2)).toBe('0.01');
-    expect(decodeDecimal(envelope(small).after!.latitude as string, schemaScale(small, 'latitude'))).toBe(
-      '-0.000001',
-    );
+    expect(decodeDecimal(envelope(small).after!.area, 2)).toBe('0.01');
+    expect(decodeDecimal(envelope(small).after!.latitude, schemaScale(small, 'latitude'))).toBe('-0.000001');
     const service = find(stream, 'services', 'u', ids.service);
     expect(
-      decodeDecimal(
-        envelope(service).after!.client_rate_amount as string,
-        schemaScale(service, 'client_rate_amount'),
-      ),
+      decodeDecimal(envelope(service).after!.client_rate_amount, schemaScale(service, 'client_rate_amount')),
     ).toBe(values.updatedServiceRate);
   });
 

@@ -65,6 +65,7 @@ describe('apply failure on the real stack', () => {
       const worker = createWorker(
         parseConfig({
           INGEST_KAFKA_BROKERS: stackEnv().kafkaBrokers.join(','),
+          INGEST_SCHEMA_REGISTRY_URL: stackEnv().schemaRegistryUrl,
           INGEST_GROUP_ID: groupId,
           INGEST_TOPIC_PREFIX: prefix,
           INGEST_DATA_DIR: dataDir,

@@ -115,6 +115,7 @@ describe('the broker goes away under a running ingest process', () => {
       env: {
         ...process.env,
         INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+        INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
         INGEST_TOPIC_PREFIX: prefix,
         INGEST_GROUP_ID: groupId,
         INGEST_DATA_DIR: dataDir,

@@ -35,6 +35,7 @@ beforeAll(async () => {
   worker = createWorker(
     parseConfig({
       INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
       INGEST_TOPIC_PREFIX: env.topicPrefix,
       INGEST_GROUP_ID: `e2e-heartbeat-${randomUUID()}`,
       INGEST_DATA_DIR: dataDir,

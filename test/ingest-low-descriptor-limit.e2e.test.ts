@@ -85,6 +85,7 @@ describe(`ingest with ${LIMIT} file descriptors and ${COMPANIES} companies`, () 
         env: {
           ...process.env,
           INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+          INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
           INGEST_TOPIC_PREFIX: prefix,
           INGEST_GROUP_ID: `e2e-lowfd-${randomUUID()}`,
           INGEST_DATA_DIR: dataDir,

@@ -1,5 +1,6 @@
 // ingest against the real stack: rows written in PostgreSQL reach the right company file with exact
-// decimals and UTC timestamps; default-identity updates and deletes are routed to the right file;
+// decimals and UTC timestamps, from the shipped connector (Avro through the schema registry) and
+// from a JsonConverter one; default-identity updates and deletes are routed to the right file;
 // `kill -9` of an ingest child in the middle of a large batch, then a restart, ends with projections
 // identical to PostgreSQL, compared row by row and column by column.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -11,8 +12,10 @@ import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } f
 import { companyPath, openCompanyReader, TENANT_TABLES } from '@pda/projections';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { converterConfig } from './src/avro-records.ts';
+import { type PrivateConnector, startPrivateConnector } from './src/private-connector.ts';
 import { expectProjectionEqualsPostgres, type Row } from './src/projection-vs-postgres.ts';
-import { inTransaction, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
+import { inTransaction, kafkaClient, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
 
 let pool: pg.Pool;
 beforeAll(() => {
@@ -121,6 +124,7 @@ function ingestConfig(dataDir: string, extra: Record<string, string> = {}) {
   const env = stackEnv();
   return {
     INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+    INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
     INGEST_TOPIC_PREFIX: env.topicPrefix,
     INGEST_GROUP_ID: `e2e-ingest-${randomUUID()}`,
     INGEST_DATA_DIR: dataDir,
@@ -232,6 +236,57 @@ describe('ingest worker on the real stack', () => {
     expect(metrics).toMatch(/pda_ingest_consumer_lag\{topic="pda.public.sites",partition="0"\} \d+/);
     expect(metrics).toMatch(/pda_ingest_freshness_seconds \d/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
+
+// The shipped connector writes Avro; JSON stays supported (PDA_CONNECTOR_FORMAT=json, or a Connect
+// of one's own that writes JSON): a private connector with JsonConverter (inline schemas) streams
+// the same kind of changes into its own topics, decoded by ingest with no registry at all.
+describe('JSON change events (JsonConverter with inline schemas)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ingest-e2e-json-'));
+  let connector: PrivateConnector;
+  let worker: Worker;
+  let running: Promise<void>;
+  const kafka = kafkaClient('e2e-ingest-json');
+
+  beforeAll(async () => {
+    connector = await startPrivateConnector('json', {
+      ...converterConfig('json'),
+      'snapshot.mode': 'no_data',
+    });
+    const { INGEST_SCHEMA_REGISTRY_URL: _none, ...withoutRegistry } = ingestConfig(dataDir);
+    const config = parseConfig({ ...withoutRegistry, INGEST_TOPIC_PREFIX: connector.topicPrefix });
+    worker = createWorker(config, { logger: createLogger('warn'), avscTypes: await loadAvscTypes() });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.stop();
+    await running;
+    await connector?.remove(kafka);
+  });
+
+  it('creates, updates and deletes converge on PostgreSQL', async () => {
+    const company = await createCompany(60);
+    await waitUntilCaughtUp(dataDir, company);
+    await updateAndDelete(company);
+    const rows = await expectProjectionSettlesOnPostgres(
+      'JSON projection equal to PostgreSQL',
+      dataDir,
+      company,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      },
+    );
+    expect(rows).toBeGreaterThan(50);
+    const db = openCompanyReader(dataDir, company);
+    try {
+      const service = db.prepare("SELECT * FROM services WHERE name = 'Plowing 2'").get() as Row;
+      expect(service.client_rate_amount).toBe('0.10'); // updated, exact
+      expect(service.subcontractor_rate_amount).toBe('-0.02');
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -45,6 +45,7 @@ describe('rebuild into a new generation and swap', () => {
   const env = stackEnv();
   const config = parseConfig({
     INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+    INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
     INGEST_TOPIC_PREFIX: env.topicPrefix,
     INGEST_GROUP_ID: `e2e-rebuild-${randomUUID()}`,
     INGEST_DATA_DIR: dataDir,

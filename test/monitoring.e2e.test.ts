@@ -65,6 +65,7 @@ beforeAll(async () => {
     ['--disable-warning=TimeoutNegativeWarning', join(repoRoot, 'ingest/src/main.ts')],
     {
       INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
       INGEST_TOPIC_PREFIX: env.topicPrefix,
       INGEST_GROUP_ID: `monitoring-${Date.now()}`,
       INGEST_DATA_DIR: dataDir,

@@ -1,8 +1,10 @@
 // Re-captures test/fixtures/debezium/events.jsonl from the REAL stack: runs the shared CDC scenario
 // (test/src/cdc-scenario.ts) against PostgreSQL and saves the Debezium records it produced, as JSON
 // lines {topic, partition, offset, key, value} with the records' exact bytes. The same run also
-// captures the same changes as Avro (a private connector with the registry's converter, its topics
-// renamed to `pda.*`) into test/fixtures/debezium-avro/, with the writer schemas they name.
+// captures the same changes as Avro into test/fixtures/debezium-avro/, with the writer schemas they
+// name. Each format comes from a private connector (JsonConverter with inline schemas; the shipped
+// Avro converter and the registry), its topics renamed to `pda.*`: the stack's own connector writes
+// whichever format PDA_CONNECTOR_FORMAT chose.
 //
 //   pnpm --filter @pda/test capture-fixtures        (starts the stack if needed; idempotent)
 import { spawnSync } from 'node:child_process';
@@ -45,7 +47,6 @@ async function main(): Promise<void> {
   const env = stackEnv();
   const pool = pgPool(env);
   const kafka = kafkaClient('pda-capture-fixtures', env);
-  const topics = capturedTables.map((table) => `${env.topicPrefix}.public.${table}`);
   const ids = newScenarioIds();
   const ours = scenarioKeyIds(ids);
   const isOurs = (event: Parameters<typeof keyId>[0]) => ours.has(keyId(event) ?? '');
@@ -56,6 +57,12 @@ async function main(): Promise<void> {
   });
   const avroTopics = capturedTables.map((table) => `${avro.topicPrefix}.public.${table}`);
   const json = converterConfig('json');
+  const jsonConnector = await startPrivateConnector('jsoncap', { ...json, 'snapshot.mode': 'no_data' });
+  const topics = capturedTables.map((table) => `${jsonConnector.topicPrefix}.public.${table}`);
+  const renamedFrom =
+    (prefix: string) =>
+    (topic: string): string =>
+      topic.replace(`${prefix}.`, `${env.topicPrefix}.`).replace(`.${prefix}`, `.${env.topicPrefix}`);
 
   try {
     await insertRows(pool, ids, largeNotes());
@@ -76,7 +83,7 @@ async function main(): Promise<void> {
     // `r` events: a second connector snapshots this run's rows into the same topics, as a
     // re-snapshot of the real connector would (one per format).
     for (const [prefix, t, overrides] of [
-      [env.topicPrefix, topics, json],
+      [jsonConnector.topicPrefix, topics, json],
       [avro.topicPrefix, avroTopics, converterConfig('avro')],
     ] as const) {
       const snapshot = await startSnapshotConnector({
@@ -104,7 +111,7 @@ async function main(): Promise<void> {
       until: (events) => reached(events, { ...expectedStreamCounts, ...expectedSnapshotCounts }),
     });
     const heartbeat = await collectEvents(kafka, {
-      topics: [`__debezium-heartbeat.${env.topicPrefix}`],
+      topics: [`__debezium-heartbeat.${jsonConnector.topicPrefix}`],
       match: () => true,
       until: (found) => found.length >= 1,
       timeoutMs: 30_000,
@@ -113,7 +120,8 @@ async function main(): Promise<void> {
     const all = [...sortByCommitOrder(events), ...heartbeat];
     assertPartitionOrder(all);
     mkdirSync(join(output, '..'), { recursive: true });
-    writeFileSync(output, `${all.map((e) => fixtureLine(e)).join('\n')}\n`);
+    const renamedJson = renamedFrom(jsonConnector.topicPrefix);
+    writeFileSync(output, `${all.map((e) => fixtureLine(e, renamedJson(e.topic))).join('\n')}\n`);
     console.log(`wrote ${all.length} events to ${output}`);
     console.log(tally(all));
 
@@ -130,10 +138,7 @@ async function main(): Promise<void> {
     });
     const allAvro = [...sortByCommitOrder(avroEvents), ...avroHeartbeat];
     assertPartitionOrder(allAvro);
-    const renamed = (topic: string) =>
-      topic
-        .replace(`${avro.topicPrefix}.`, `${env.topicPrefix}.`)
-        .replace(`.${avro.topicPrefix}`, `.${env.topicPrefix}`);
+    const renamed = renamedFrom(avro.topicPrefix);
     mkdirSync(avroDir, { recursive: true });
     writeFileSync(
       join(avroDir, 'events.jsonl'),
@@ -152,6 +157,7 @@ async function main(): Promise<void> {
     console.log(`wrote ${allAvro.length} Avro events and their writer schemas to ${avroDir}`);
   } finally {
     await avro.remove(kafka);
+    await jsonConnector.remove(kafka);
     await pool.end();
   }
 }

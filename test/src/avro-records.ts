@@ -21,6 +21,24 @@ export function converterConfig(format: ConverterFormat): Record<string, string>
   return JSON.parse(readFileSync(join(repoRoot, `ops/stack/converters/${format}.json`), 'utf8'));
 }
 
+/**
+ * ops/stack/connector.json (which writes Avro through the registry) with `overrides` over it; when
+ * they name another converter (converterConfig('json')), connector.json's converter settings are
+ * dropped first, as ops/stack/lib/connect.sh does for PDA_CONNECTOR_FORMAT.
+ */
+export function shippedConnectorConfig(overrides: Record<string, string> = {}): Record<string, string> {
+  const base = JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')) as Record<
+    string,
+    string
+  >;
+  const converting = /^(key|value)[.]converter/;
+  const replaced = Object.keys(overrides).some(
+    (name) => name === 'key.converter' || name === 'value.converter',
+  );
+  const kept = Object.entries(base).filter(([name]) => !(replaced && converting.test(name)));
+  return { ...Object.fromEntries(kept), ...overrides };
+}
+
 export function schemaRegistryUrl(): string {
   if (!process.env.PDA_SCHEMA_REGISTRY_URL) loadStackEnv();
   const url = process.env.PDA_SCHEMA_REGISTRY_URL;

@@ -244,6 +244,7 @@ export async function startContainerStack(): Promise<ContainerStack> {
       PDA_CONNECT_URL: connectUrl,
       PDA_REGISTRY_URL: registryUrl,
       PDA_SCHEMA_REGISTRY_URL: `${registryUrl}/apis/ccompat/v7`,
+      PDA_CONNECTOR_FORMAT: 'avro',
       PDA_TOPIC_PREFIX: 'pda',
       PDA_CONNECTOR_NAME: CONNECTOR_NAME,
       PDA_SLOT_NAME: 'pda_slot',

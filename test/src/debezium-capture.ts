@@ -1,5 +1,6 @@
 // Reads real Debezium events back from Kafka for tests and the fixture capture script.
 import { randomUUID } from 'node:crypto';
+import { schemaIdOf } from '@pda/ingest';
 import type { Kafka } from 'kafkajs';
 import { type AvroReader, avroReader } from './avro-records.ts';
 
@@ -18,6 +19,8 @@ export interface CapturedEvent {
   valueJson: string | null;
   keyBytes?: Buffer | null;
   valueBytes?: Buffer | null;
+  /** The writer schema (Avro schema JSON from the registry) of an Avro value. */
+  valueSchema?: unknown;
 }
 
 export interface CollectOptions {
@@ -97,6 +100,7 @@ export async function collectEvents(kafka: Kafka, options: CollectOptions): Prom
             valueJson: null,
             keyBytes: message.key,
             valueBytes: message.value,
+            valueSchema: writerSchemaJson(avro, message.value),
           };
         } else {
           const keyJson = message.key ? message.key.toString('utf8') : null;
@@ -140,6 +144,12 @@ export async function collectEvents(kafka: Kafka, options: CollectOptions): Prom
     await admin.deleteGroups([groupId]).catch(() => undefined);
     await admin.disconnect();
   }
+}
+
+function writerSchemaJson(avro: AvroReader, bytes: Buffer | null): unknown {
+  const id = schemaIdOf(bytes);
+  const entry = id === undefined ? undefined : avro.schemas.get(id);
+  return entry && 'json' in entry ? entry.json : undefined;
 }
 
 /** A new group's committed offsets: where its first consumer starts (instead of fromBeginning). */

@@ -2,12 +2,11 @@
 // (`<topicPrefix>.public.<table>`), with its own replication slot, so a test can change topic
 // settings and wait for the log cleaner without touching the shared `pda.*` topics or connector.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { TABLE_NAMES } from '@pda/schemas/registry';
 import type { Kafka } from 'kafkajs';
+import { shippedConnectorConfig } from './avro-records.ts';
 import { removeConnector } from './snapshot-connector.ts';
-import { connectRequest, repoRoot, waitFor } from './stack-env.ts';
+import { connectRequest, waitFor } from './stack-env.ts';
 
 export interface PrivateConnector {
   readonly name: string;
@@ -17,7 +16,8 @@ export interface PrivateConnector {
 }
 
 /**
- * Registers ops/stack/connector.json with a private prefix and slot, every registry table (the file
+ * Registers ops/stack/connector.json (Avro through the registry unless `overrides` name another
+ * converter) with a private prefix and slot, every registry table (the file
  * has no table.include.list: stack.sh adds it, like here), plus `overrides`; waits until RUNNING.
  */
 export async function startPrivateConnector(
@@ -28,17 +28,12 @@ export async function startPrivateConnector(
   const name = `pda-${label}-${suffix}`;
   const slotName = `pda_${label}_${suffix}`;
   const topicPrefix = `pda${label}${suffix}`;
-  const base = JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')) as Record<
-    string,
-    string
-  >;
-  const config = {
-    ...base,
+  const config = shippedConnectorConfig({
     'topic.prefix': topicPrefix,
     'slot.name': slotName,
     'table.include.list': TABLE_NAMES.map((table) => `public.${table}`).join(','),
     ...overrides,
-  };
+  });
   await connectRequest(`/connectors/${name}/config`, { method: 'PUT', body: JSON.stringify(config) });
   await waitFor(
     `${name} RUNNING`,

@@ -43,6 +43,7 @@ export async function startReadSide(options: ReadSideOptions): Promise<ReadSide>
     const env = stackEnv();
     const config = parseConfig({
       INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      INGEST_SCHEMA_REGISTRY_URL: env.schemaRegistryUrl,
       INGEST_TOPIC_PREFIX: env.topicPrefix,
       INGEST_GROUP_ID: groupId,
       INGEST_DATA_DIR: dataDir,

@@ -2,10 +2,9 @@
 // get real `r` (snapshot read) events for rows that existed before that connector started — the
 // stack's own connector snapshotted an empty database long ago.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { connectRequest, repoRoot, stackEnv, waitFor } from './stack-env.ts';
+import { shippedConnectorConfig } from './avro-records.ts';
+import { connectRequest, stackEnv, waitFor } from './stack-env.ts';
 
 export interface SnapshotConnectorOptions {
   /** Topic prefix: the stack's own (`pda`) to land in the real topics, or a private one. */
@@ -27,13 +26,8 @@ export async function startSnapshotConnector(options: SnapshotConnectorOptions):
   const suffix = randomBytes(4).toString('hex');
   const name = `pda-snapshot-${suffix}`;
   const slotName = `pda_snapshot_${suffix}`;
-  const base = JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')) as Record<
-    string,
-    string
-  >;
   const tables = Object.keys(options.selects).map((table) => `public.${table}`);
-  const config: Record<string, string> = {
-    ...base,
+  const config: Record<string, string> = shippedConnectorConfig({
     'topic.prefix': options.topicPrefix,
     'slot.name': slotName,
     'snapshot.mode': 'initial_only',
@@ -44,7 +38,7 @@ export async function startSnapshotConnector(options: SnapshotConnectorOptions):
     // connector would wait ~60 s for the first one's bean name. A tag makes the name unique.
     'custom.metric.tags': `snapshot=${suffix}`,
     ...options.overrides,
-  };
+  });
   for (const [table, select] of Object.entries(options.selects)) {
     config[`snapshot.select.statement.overrides.public.${table}`] = select;
   }

@@ -14,6 +14,8 @@ export interface StackEnv {
   pg: { host: string; port: number; database: string; user: string; password: string };
   kafkaBrokers: string[];
   connectUrl: string;
+  /** The registry's Confluent-compatible API: what ingest needs to read the Avro topics. */
+  schemaRegistryUrl: string;
   topicPrefix: string;
   connectorName: string;
 }
@@ -39,6 +41,7 @@ export function stackEnv(): StackEnv {
     },
     kafkaBrokers: required('PDA_KAFKA_BROKERS').split(','),
     connectUrl: required('PDA_CONNECT_URL'),
+    schemaRegistryUrl: required('PDA_SCHEMA_REGISTRY_URL'),
     topicPrefix: required('PDA_TOPIC_PREFIX'),
     connectorName: process.env.PDA_CONNECTOR_NAME ?? 'pda-postgres',
   };

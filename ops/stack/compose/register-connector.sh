@@ -15,6 +15,20 @@ if [[ ! "$tables" =~ ^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$ ]]; then
   exit 1
 fi
 connector_json="$(<"${PDA_CONNECTOR_JSON:-/pda/connector.json}")"
+# PDA_CONNECTOR_FORMAT (default avro, what connector.json holds): json / json-schemaless replace
+# connector.json's converter lines (one "key.converter…"/"value.converter…" entry per line, never its
+# last) by the entries of /pda/converters/<format>.json, as ops/stack/lib/connect.sh does with jq.
+format="${PDA_CONNECTOR_FORMAT:-avro}"
+if [[ "$format" != avro ]]; then
+  converters_file="${PDA_CONVERTERS_DIR:-/pda/converters}/$format.json"
+  if [[ ! "$format" =~ ^[a-z-]+$ || ! -f "$converters_file" ]]; then
+    echo "PDA_CONNECTOR_FORMAT='$format': expected avro, json or json-schemaless" >&2
+    exit 1
+  fi
+  converters="$(<"$converters_file")"
+  converters="${converters#*\{}"
+  connector_json="{${converters%\}*},$(grep -Ev '^[[:space:]]*"(key|value)[.]converter' <<<"${connector_json#*\{}")"
+fi
 config="{\"table.include.list\": \"public.${tables//,/,public.}\",${connector_json#*\{}"
 response="$(curl -sS -X PUT -H 'Content-Type: application/json' -w '\n%{http_code}' \
   --data-binary @- "$url/connectors/$name/config" <<<"$config")"

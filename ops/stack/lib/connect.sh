@@ -102,20 +102,38 @@ connector_failed_trace() {
 
 connector_running() { [[ "$(connector_states)" == "RUNNING RUNNING" ]]; }
 
-# connector.json + "table.include.list": "public.<t1>,public.<t2>,..." from $CAPTURED_TABLES, keys sorted.
+# The format the connector writes (ops/stack/README.md, "The connector's format"): connector.json
+# ships Avro through the registry; json / json-schemaless replace its converter settings with those
+# of ops/stack/converters/<format>.json.
+PDA_CONNECTOR_FORMAT="${PDA_CONNECTOR_FORMAT:-avro}"
+
+connector_converters() {
+  local file="$STACK_HOME/converters/$PDA_CONNECTOR_FORMAT.json"
+  [[ "$PDA_CONNECTOR_FORMAT" =~ ^[a-z-]+$ && -f "$file" ]] ||
+    die "PDA_CONNECTOR_FORMAT='$PDA_CONNECTOR_FORMAT': expected avro, json or json-schemaless (a file of ops/stack/converters/)"
+  printf '%s' "$file"
+}
+
+# connector.json with the format's converters + "table.include.list": "public.<t1>,public.<t2>,..."
+# from $CAPTURED_TABLES, keys sorted.
 connector_desired_config() {
-  jq -S --arg tables "$CAPTURED_TABLES" \
-    '. + {"table.include.list": ($tables | split(",") | map("public." + .) | join(","))}' "$CONNECTOR_JSON"
+  local converters
+  converters="$(connector_converters)"
+  jq -S -s --arg tables "$CAPTURED_TABLES" \
+    '(.[0] | with_entries(select(.key | test("^(key|value)[.]converter") | not))) + .[1]
+      + {"table.include.list": ($tables | split(",") | map("public." + .) | join(","))}' \
+    "$CONNECTOR_JSON" "$converters"
 }
 
 connector_register() {
   local desired current
   [[ -n "$CAPTURED_TABLES" ]] || die "connector_register: the captured tables are not loaded (load_captured_tables)"
+  connector_converters >/dev/null
   desired="$(connector_desired_config)" || die "ops/stack/connector.json is not valid JSON"
   current="$(curl -fsS -m 10 "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" 2>/dev/null | jq -S 'del(.name)' 2>/dev/null || true)"
   # PUT with an unchanged config would still restart the task: skip it so `up` stays a no-op.
   if [[ "$desired" != "$current" ]]; then
-    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json and the captured tables"
+    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json (format $PDA_CONNECTOR_FORMAT) and the captured tables"
     local response
     response="$(curl -sS -m 120 -X PUT -H 'Content-Type: application/json' --data-binary @- \
       -w '\n%{http_code}' "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" <<<"$desired")" ||
