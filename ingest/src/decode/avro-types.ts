@@ -104,3 +104,33 @@ export function envelopeRowRecord(envelope: unknown): unknown {
   }
   return undefined;
 }
+
+type Fields = readonly { readonly name?: unknown; readonly type?: AvroNode }[];
+
+/**
+ * The reader schema of WriterSchema.changeReader: the envelope with only what decoder.ts reads.
+ * Names and namespaces stay the writer's (Avro resolution matches records by name); the row record,
+ * defined at its first use (`before`), is written out in `after`. undefined when `schema` is not a
+ * Debezium envelope with a row record and a source block.
+ */
+export function changeReaderSchema(schema: unknown): unknown {
+  const envelope = schema as { type?: unknown; fields?: Fields };
+  if (envelope?.type !== 'record' || !Array.isArray(envelope.fields)) return undefined;
+  const field = (name: string) => envelope.fields?.find((f) => f.name === name);
+  const row = envelopeRowRecord(schema);
+  const after = field('after');
+  const source = nonNull(field('source')?.type ?? 'null') as { type?: unknown; fields?: Fields };
+  const op = field('op');
+  if (!row || !after || !op || source?.type !== 'record' || !Array.isArray(source.fields)) return undefined;
+  const kept = source.fields.filter((f) => f.name === 'lsn' || f.name === 'ts_ms');
+  const tsMs = field('ts_ms');
+  return {
+    ...envelope,
+    fields: [
+      { ...after, type: ['null', row], default: null },
+      { ...field('source'), type: { ...source, fields: kept } },
+      op,
+      ...(tsMs ? [tsMs] : []),
+    ],
+  };
+}

@@ -14,11 +14,16 @@ export interface AvroRead {
   readonly schema: WriterSchema;
 }
 
+/**
+ * `changeOnly`: a value is read with the writer schema's change reader when it has one (only what a
+ * `Change` needs; writer-schemas.ts), else whole. Tests and tools read whole records.
+ */
 export function readAvro(
   schemas: WriterSchemas | undefined,
   id: number,
   bytes: Uint8Array,
   what: string,
+  changeOnly = false,
 ): AvroRead {
   const entry = schemas?.get(id);
   if (!entry) {
@@ -35,7 +40,9 @@ export function readAvro(
     bytes.byteLength - WIRE_HEADER_BYTES,
   );
   try {
-    return { value: entry.type.fromBuffer(body), schema: entry };
+    const reader = changeOnly ? entry.changeReader : undefined;
+    const value = reader ? reader.type.fromBuffer(body, reader.resolver) : entry.type.fromBuffer(body);
+    return { value, schema: entry };
   } catch (error) {
     return fail(
       `${what} is not valid Avro for writer schema ${id}: ${String((error as Error).message).slice(0, 120)}`,

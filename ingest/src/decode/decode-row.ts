@@ -3,23 +3,11 @@
  * Debezium's unavailable-value placeholder (unchanged TOASTed values under default REPLICA
  * IDENTITY) are left out of the row and listed in `unavailable`, so apply keeps the stored value.
  */
-import type { ColumnValue, Row } from '@pda/projections';
 import { type ColumnType, PLAIN } from './column-type.ts';
-import { decodeValue, type ValueOptions } from './decode-value.ts';
-import { DecodeError } from './errors.ts';
+import type { ValueOptions } from './decode-value.ts';
+import { compileRowDecoder, type DecodedRow, type RowDecoder } from './row-decoder.ts';
 
-/** Debezium's default `unavailable.value.placeholder`. */
-export const UNAVAILABLE_PLACEHOLDER = '__debezium_unavailable_value';
-// Binary columns carry the placeholder's bytes, so as base64 in JSON.
-const UNAVAILABLE_BYTES = Buffer.from(UNAVAILABLE_PLACEHOLDER, 'utf8');
-const UNAVAILABLE_BASE64 = UNAVAILABLE_BYTES.toString('base64');
-
-function isUnavailable(value: unknown): boolean {
-  if (value === UNAVAILABLE_PLACEHOLDER || value === UNAVAILABLE_BASE64) return true;
-  // Avro: a binary column (a decimal, too) carries the placeholder's raw bytes.
-  if (value instanceof Uint8Array) return UNAVAILABLE_BYTES.equals(value);
-  return Array.isArray(value) && value.length === 1 && value[0] === UNAVAILABLE_PLACEHOLDER;
-}
+export { type DecodedRow, UNAVAILABLE_PLACEHOLDER } from './row-decoder.ts';
 
 /**
  * The inline Connect type wins; the .avsc fills what JSON alone cannot say: the scale of a
@@ -48,12 +36,31 @@ export function resolveTypes(
   return resolved;
 }
 
-export interface DecodedRow {
-  readonly row: Row;
-  readonly unavailable: readonly string[];
-}
+// One compiled decoder per resolved type map (those are cached per schema, so identity is stable)
+// and value options (one per decoder instance).
+const compiled = new WeakMap<object, { readonly options: ValueOptions; readonly decode: RowDecoder }>();
+const untyped = new WeakMap<ValueOptions, RowDecoder>();
 
-const NONE: readonly string[] = [];
+/** The compiled row decoder of `types` (row-decoder.ts). */
+export function rowDecoderFor(
+  types: ReadonlyMap<string, ColumnType> | undefined,
+  options: ValueOptions,
+): RowDecoder {
+  if (!types) {
+    let decode = untyped.get(options);
+    if (!decode) {
+      decode = compileRowDecoder(undefined, options);
+      untyped.set(options, decode);
+    }
+    return decode;
+  }
+  let entry = compiled.get(types);
+  if (entry?.options !== options) {
+    entry = { options, decode: compileRowDecoder(types, options) };
+    compiled.set(types, entry);
+  }
+  return entry.decode;
+}
 
 /** `types`: from resolveTypes (cached per schema by SchemaCache); undefined = every column PLAIN. */
 export function decodeRow(
@@ -61,21 +68,5 @@ export function decodeRow(
   types: ReadonlyMap<string, ColumnType> | undefined,
   options: ValueOptions,
 ): DecodedRow {
-  const row: Record<string, ColumnValue> = {};
-  let unavailable: string[] | undefined;
-  for (const column in raw) {
-    const value = raw[column];
-    if (isUnavailable(value)) {
-      unavailable ??= [];
-      unavailable.push(column);
-      continue;
-    }
-    try {
-      row[column] = decodeValue(value, types?.get(column) ?? PLAIN, options);
-    } catch (error) {
-      if (error instanceof DecodeError) throw new DecodeError(`column '${column}': ${error.message}`);
-      throw error;
-    }
-  }
-  return { row, unavailable: unavailable ?? NONE };
+  return rowDecoderFor(types, options)(raw);
 }

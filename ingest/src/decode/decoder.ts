@@ -137,7 +137,7 @@ function decodeChange(
   let envelope: Envelope;
   let rowTypes: () => ReadonlyMap<string, ColumnType> | undefined;
   if (id !== undefined) {
-    const read = readAvro(options.writerSchemas, id, valueText as Uint8Array, 'value');
+    const read = readAvro(options.writerSchemas, id, valueText as Uint8Array, 'value', true);
     envelope = readEnvelope(read.value, undefined);
     rowTypes = () => avroRowTypes(read, origin.topic, table, avsc);
   } else {

@@ -46,32 +46,80 @@ export function isoFromEpochMicros(micros: bigint): string {
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}.${pad(us, 6)}Z`;
 }
 
-// What Debezium writes for timestamptz almost always: already UTC ('Z'), 4-digit year.
-const UTC_FAST = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+const digitAt = (text: string, i: number): number => {
+  const d = text.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
+};
+const twoDigits = (text: string, i: number): number => digitAt(text, i) * 10 + digitAt(text, i + 1);
+
+/** Are the date and time of 'YYYY-MM-DDTHH:MM:SS…' (at least 19 characters) well formed and valid? */
+function validUtcPrefix(text: string): boolean {
+  if (
+    text.charCodeAt(4) !== 45 || // -
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // T
+    text.charCodeAt(13) !== 58 || // :
+    text.charCodeAt(16) !== 58
+  ) {
+    return false;
+  }
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  return (
+    year >= 1 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    twoDigits(text, 11) <= 23 &&
+    twoDigits(text, 14) <= 59 &&
+    twoDigits(text, 17) <= 59
+  );
+}
+
+/** Are characters [from, to) all digits? */
+function digitsBetween(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!(digitAt(text, i) >= 0)) return false;
+  return true;
+}
+
+/**
+ * Is `text` already the projection's form, 'YYYY-MM-DDTHH:MM:SS.ffffffZ' with a valid date and
+ * time? What Debezium writes for timestamptz(6) columns: returned as is, checked by character codes
+ * (no regex match, no new string).
+ */
+export function isCanonicalUtc(text: string): boolean {
+  return (
+    text.length === 27 &&
+    text.charCodeAt(19) === 46 && // .
+    text.charCodeAt(26) === 90 && // Z
+    digitsBetween(text, 20, 26) &&
+    validUtcPrefix(text)
+  );
+}
+
+/**
+ * A UTC value with 0–9 fractional digits ('…SSZ', '…SS.1234Z', what java.time prints when trailing
+ * zeros are dropped) in the projection's form, or undefined when `text` is anything else.
+ */
+function utcWithFraction(text: string): string | undefined {
+  const n = text.length;
+  if (n < 20 || n > 30 || text.charCodeAt(n - 1) !== 90 || !validUtcPrefix(text)) return undefined;
+  if (n === 20) return `${text.slice(0, 19)}.000000Z`;
+  if (n === 21 || text.charCodeAt(19) !== 46 || !digitsBetween(text, 20, n - 1)) return undefined;
+  const fraction = text.slice(20, n - 1); // 1–9 digits; 7–9 are truncated (see header)
+  return `${text.slice(0, 19)}.${fraction.length >= 6 ? fraction.slice(0, 6) : fraction.padEnd(6, '0')}Z`;
+}
 
 /** io.debezium.time.ZonedTimestamp / IsoTimestamp string (0–9 fractional digits, any offset). */
 export function isoFromZonedString(text: string): string {
+  if (isCanonicalUtc(text)) return text;
   if (text === 'infinity') return MAX_TIMESTAMP;
   if (text === '-infinity') return MIN_TIMESTAMP;
   // Fast path: a valid UTC value only needs its fraction normalised (no calendar arithmetic).
-  const f = UTC_FAST.exec(text);
-  if (f) {
-    const year = Number(f[1]);
-    const month = Number(f[2]);
-    const day = Number(f[3]);
-    if (
-      year >= 1 &&
-      month >= 1 &&
-      month <= 12 &&
-      day >= 1 &&
-      day <= daysInMonth(year, month) &&
-      Number(f[4]) <= 23 &&
-      Number(f[5]) <= 59 &&
-      Number(f[6]) <= 59
-    ) {
-      return `${text.slice(0, 19)}.${(f[7] ?? '').padEnd(6, '0').slice(0, 6)}Z`;
-    }
-  }
+  const utc = utcWithFraction(text);
+  if (utc !== undefined) return utc;
   const m = ZONED.exec(text);
   if (!m) fail(`malformed zoned timestamp '${text.slice(0, 64)}'`);
   const year = Number(m[1]);

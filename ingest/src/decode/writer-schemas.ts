@@ -5,10 +5,17 @@
  * cannot be compiled is kept as its error: every record written with it is a dead letter naming why.
  */
 import type { Type } from 'avsc';
-import { columnTypesFromAvroRecord, compileWriterSchema, envelopeRowRecord } from './avro-types.ts';
+import {
+  changeReaderSchema,
+  columnTypesFromAvroRecord,
+  compileWriterSchema,
+  envelopeRowRecord,
+} from './avro-types.ts';
 import type { ColumnType } from './column-type.ts';
 import { resolveTypes } from './decode-row.ts';
 import { incompatibility } from './schema-fit.ts';
+
+type Resolver = ReturnType<Type['createResolver']>;
 
 export class WriterSchema {
   readonly id: number;
@@ -19,12 +26,36 @@ export class WriterSchema {
   readonly columns: ReadonlyMap<string, ColumnType>;
   readonly #resolved = new Map<ReadonlyMap<string, ColumnType> | null, Map<string, ColumnType>>();
   readonly #fit = new Map<ReadonlyMap<string, ColumnType>, string | undefined>();
+  #changeReader: { readonly type: Type; readonly resolver: Resolver } | undefined | null = null;
 
   constructor(id: number, json: unknown) {
     this.id = id;
     this.json = json;
     this.type = compileWriterSchema(json);
     this.columns = columnTypesFromAvroRecord(envelopeRowRecord(json) ?? json);
+  }
+
+  /**
+   * The envelope fields a change needs (`after`, `source.lsn`, `source.ts_ms`, `op`, `ts_ms`) read
+   * with a reader schema that leaves out the rest (`before`, Debezium's other `source` strings,
+   * `transaction`, ...): avsc then skips those bytes instead of building strings nobody reads.
+   * undefined for schemas that are not Debezium envelopes (keys, heartbeats): read whole.
+   */
+  get changeReader(): { readonly type: Type; readonly resolver: Resolver } | undefined {
+    if (this.#changeReader === null) {
+      let reader: { type: Type; resolver: Resolver } | undefined;
+      try {
+        const schema = changeReaderSchema(this.json);
+        if (schema) {
+          const type = compileWriterSchema(schema);
+          reader = { type, resolver: type.createResolver(this.type) };
+        }
+      } catch {
+        reader = undefined; // read whole: the slower path is always correct
+      }
+      this.#changeReader = reader;
+    }
+    return this.#changeReader;
   }
 
   /** The writer's types, with the .avsc filling what it cannot say (as for inline JSON schemas). */
