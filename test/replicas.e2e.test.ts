@@ -17,7 +17,7 @@ import { type Answer, get, startPagingLoad } from './src/paging-load.ts';
 import { expectProjectionEqualsPostgres } from './src/projection-vs-postgres.ts';
 import { seedCompany, writeRandomly } from './src/random-writer.ts';
 import { issueKey } from './src/read-side.ts';
-import { createNode, type ReplicaNode } from './src/replica-node.ts';
+import { createNode, nodePorts, type ReplicaNode } from './src/replica-node.ts';
 import { inTransaction, pgPool, repoRoot, waitFor } from './src/stack-env.ts';
 
 /** Requests per window per key and per client address (API_RATE_LIMIT_MAX), window 60 s. */
@@ -69,8 +69,9 @@ beforeAll(async () => {
     API_HEALTH_MAX_STALENESS_S: String(MAX_STALENESS_S),
     API_LOG_LEVEL: 'warn',
   };
-  a = await createNode({ name: 'a', api });
-  b = await createNode({ name: 'b', api });
+  const ports = await nodePorts();
+  a = createNode({ name: 'a', host: '127.0.0.11', ports, api });
+  b = createNode({ name: 'b', host: '127.0.0.12', ports, api });
   for (const node of [a, b]) {
     node.startIngest();
     node.startApi();
@@ -78,12 +79,8 @@ beforeAll(async () => {
   balancer = await startBalancer({
     port: balancerPort,
     sourceAddress: BALANCER_ADDRESS,
-    nodes: [a, b].map((n) => ({
-      name: `node-${n.name}`,
-      host: '127.0.0.1',
-      port: n.apiPort,
-      adminPort: n.apiAdminPort,
-    })),
+    nodes: [a, b].map((n) => ({ name: `node-${n.name}`, host: n.host })),
+    ports,
   });
   // Each node has read every topic from the beginning (the keys included) and is fresh.
   const started = Date.now();
@@ -91,7 +88,7 @@ beforeAll(async () => {
   for (const node of [a, b]) {
     await waitFor(
       `node ${node.name}'s ingest caught up`,
-      async () => (await fetch(`http://127.0.0.1:${node.ingestAdminPort}/readyz`)).status === 200,
+      async () => (await fetch(node.readyUrl)).status === 200,
       { timeoutMs: 240_000, intervalMs: 500 },
     );
     took.push(`${node.name}: ingest caught up at ${seconds(started)} s`);
@@ -206,14 +203,10 @@ describe('a node dies under load and comes back', () => {
       },
     );
     const apiUpS = seconds(restartedAt);
-    await waitFor(
-      'node A ingest ready',
-      async () => (await fetch(`http://127.0.0.1:${a.ingestAdminPort}/readyz`)).status === 200,
-      {
-        timeoutMs: 120_000,
-        intervalMs: 200,
-      },
-    );
+    await waitFor('node A ingest ready', async () => (await fetch(a.readyUrl)).status === 200, {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
     const ingestReadyS = seconds(restartedAt);
     await waitFor(
       'node A back in rotation',

@@ -16,9 +16,10 @@ const TWO_NODES = {
   bind: '127.0.0.1:18080',
   statsBind: '127.0.0.1:18404',
   nodes: [
-    { name: 'node-a', host: '10.0.0.11', port: 8080, adminPort: 9465 },
-    { name: 'node-b', host: '10.0.0.12', port: 8080, adminPort: 9465 },
+    { name: 'node-a', host: '10.0.0.11' },
+    { name: 'node-b', host: '10.0.0.12' },
   ],
+  ports: { apiPort: 8080, apiAdminPort: 9465, ingestAdminPort: 9464 },
 };
 
 function haproxyCheck(config: string): string {
@@ -35,8 +36,8 @@ describe('renderHaproxyConfig', () => {
     expect(servers.map((line) => line.trim())).toEqual([
       'server node-a 10.0.0.11:8080 check',
       'server node-b 10.0.0.12:8080 check',
-      'server node-a 10.0.0.11:8080 check port 9465',
-      'server node-b 10.0.0.12:8080 check port 9465',
+      'server node-a 10.0.0.11:8080 check',
+      'server node-b 10.0.0.12:8080 check',
     ]);
     const directives = config.split('\n').filter((line) => !line.trim().startsWith('#'));
     expect(directives.filter((line) => /\{\{|^\s*source/.test(line))).toEqual([]);
@@ -51,8 +52,11 @@ describe('renderHaproxyConfig', () => {
     const config = renderHaproxyConfig(TWO_NODES);
     expect(config).toContain('retry-on conn-failure empty-response response-timeout 503');
     expect(config).toContain('http-request disable-l7-retry unless METH_GET');
-    expect(config).toContain('option httpchk GET /v1/health');
-    expect(config).toContain('option httpchk GET /healthz');
+    // In rotation: the api fresh AND its ingest caught up; the fallback: the api process alive.
+    expect(config).toMatch(
+      /http-check send meth GET uri \/v1\/health\n\s+http-check expect status 200\n\s+http-check connect port 9464\n\s+http-check send meth GET uri \/readyz\n/,
+    );
+    expect(config).toMatch(/http-check connect port 9465\n\s+http-check send meth GET uri \/healthz\n/);
     expect(config).toContain('option forwardfor');
   });
 
@@ -64,12 +68,13 @@ describe('renderHaproxyConfig', () => {
         bind: 'everywhere',
         sourceAddress: 'balancer.local',
         nodes: [
-          { name: 'a b', host: '10.0.0.1', port: 0, adminPort: 9465 },
-          { name: 'c', host: 'x;y', port: 8080, adminPort: 70_000 },
+          { name: 'a b', host: '10.0.0.1' },
+          { name: 'c', host: 'x;y' },
         ],
+        ports: { apiPort: 0, apiAdminPort: 9465, ingestAdminPort: 70_000 },
       }),
     ).toThrow(
-      /node name "a b".*node a b: port 0.*node c: host "x;y".*node c: admin port 70000.*bind "everywhere".*source address "balancer.local"/,
+      /node name "a b".*node c: host "x;y".*apiPort 0.*ingestAdminPort 70000.*bind "everywhere".*source address "balancer.local"/,
     );
   });
 });
@@ -80,19 +85,21 @@ describe('balancer-config CLI', () => {
       '--bind',
       '0.0.0.0:8080',
       '--node',
-      'a=10.0.0.11:8080:9465',
+      'a=10.0.0.11',
       '--node',
-      'b=[fd00::12]:8080:9465',
+      'b=[fd00::12]',
+      '--api-port',
+      '18080',
       '--source',
       '10.0.0.5',
     ]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('server b [fd00::12]:8080 check port 9465');
+    expect(ok.stdout).toContain('server b [fd00::12]:18080 check');
     expect(haproxyCheck(ok.stdout)).toMatch(/Configuration file is valid/);
 
-    const bad = await runOpsCli('balancer', ['--bind', '0.0.0.0:8080', '--node', 'a=10.0.0.11']);
+    const bad = await runOpsCli('balancer', ['--bind', '0.0.0.0:8080', '--node', '10.0.0.11']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: --node "a=10.0.0.11": expected NAME=HOST:PORT:ADMIN_PORT/);
+    expect(bad.stderr).toMatch(/^error: --node "10.0.0.11": expected NAME=HOST/);
     expect(bad.stderr).toContain('usage:');
   });
 });

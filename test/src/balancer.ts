@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BalancerNode, renderHaproxyConfig } from '@pda/ops';
+import { type BalancerNode, type NodePorts, renderHaproxyConfig } from '@pda/ops';
 import { freePort } from '@pda/projections/testing';
 import { waitFor } from './stack-env.ts';
 
@@ -104,6 +104,7 @@ export interface Balancer {
 
 export async function startBalancer(options: {
   nodes: readonly BalancerNode[];
+  ports: NodePorts;
   sourceAddress: string;
   /** Known before the nodes start: their API_PUBLIC_BASE_URL points at the balancer. */
   port: number;
@@ -118,6 +119,7 @@ export async function startBalancer(options: {
       bind: `127.0.0.1:${port}`,
       statsBind: `127.0.0.1:${statsPort}`,
       nodes: options.nodes,
+      ports: options.ports,
       sourceAddress: options.sourceAddress,
     }),
   );

@@ -1,7 +1,9 @@
 // One node of a replicated deployment (docs/deployment-replicas.md) as real processes: an `ingest`
 // with its own consumer group and data directory (reading the stack's topics from the beginning:
 // Kafka is the replication log) and an `api` on that directory, each a child process that a test
-// can kill with SIGKILL and start again on the same directory, group and ports.
+// can kill with SIGKILL and start again on the same directory, group and ports. Each node has an
+// address of its own on the loopback network (127.0.0.0/8 is all local on Linux) and every node
+// uses the same ports, as nodes on separate machines would.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -44,8 +46,22 @@ export async function stopChild(child: Child | undefined, signal: NodeJS.Signals
   await exited;
 }
 
+export interface NodePorts {
+  readonly apiPort: number;
+  readonly apiAdminPort: number;
+  readonly ingestAdminPort: number;
+}
+
+/** Three free ports (free on 127.0.0.1; the nodes listen on other loopback addresses). */
+export async function nodePorts(): Promise<NodePorts> {
+  return { apiPort: await freePort(), apiAdminPort: await freePort(), ingestAdminPort: await freePort() };
+}
+
 export interface NodeOptions {
   readonly name: string;
+  /** The node's own loopback address, e.g. 127.0.0.11. */
+  readonly host: string;
+  readonly ports: NodePorts;
   /** API_* settings shared by every node (cursor secret, public base URL, Redis, trusted proxy…). */
   readonly api: Record<string, string>;
 }
@@ -54,10 +70,10 @@ export interface ReplicaNode {
   readonly name: string;
   readonly dataDir: string;
   readonly groupId: string;
-  readonly apiPort: number;
-  readonly apiAdminPort: number;
-  readonly ingestAdminPort: number;
+  readonly host: string;
   readonly apiUrl: string;
+  /** Ingest's /readyz. */
+  readonly readyUrl: string;
   startIngest(): void;
   startApi(): void;
   /** SIGKILL (a crash) or SIGTERM (an orderly stop). */
@@ -67,10 +83,10 @@ export interface ReplicaNode {
   apiRunning(): boolean;
 }
 
-export async function createNode(options: NodeOptions): Promise<ReplicaNode> {
+export function createNode(options: NodeOptions): ReplicaNode {
   const dataDir = mkdtempSync(join(tmpdir(), `pda-replica-${options.name}-`));
   const groupId = `e2e-replica-${options.name}-${randomUUID()}`;
-  const [apiPort, apiAdminPort, ingestAdminPort] = [await freePort(), await freePort(), await freePort()];
+  const { host, ports } = options;
   let ingest: Child | undefined;
   let api: Child | undefined;
   const running = (c: Child | undefined) =>
@@ -80,10 +96,9 @@ export async function createNode(options: NodeOptions): Promise<ReplicaNode> {
     name: options.name,
     dataDir,
     groupId,
-    apiPort,
-    apiAdminPort,
-    ingestAdminPort,
-    apiUrl: `http://127.0.0.1:${apiPort}`,
+    host,
+    apiUrl: `http://${host}:${ports.apiPort}`,
+    readyUrl: `http://${host}:${ports.ingestAdminPort}/readyz`,
     startIngest() {
       const env = stackEnv();
       // Set once the stack's env file is read (stackEnv): the registry that decodes Avro topics.
@@ -96,7 +111,8 @@ export async function createNode(options: NodeOptions): Promise<ReplicaNode> {
           INGEST_TOPIC_PREFIX: env.topicPrefix,
           INGEST_GROUP_ID: groupId,
           INGEST_DATA_DIR: dataDir,
-          INGEST_ADMIN_PORT: String(ingestAdminPort),
+          INGEST_ADMIN_HOST: host,
+          INGEST_ADMIN_PORT: String(ports.ingestAdminPort),
           INGEST_LOG_LEVEL: 'warn',
           ...(registry ? { INGEST_SCHEMA_REGISTRY_URL: registry } : {}),
         },
@@ -107,9 +123,10 @@ export async function createNode(options: NodeOptions): Promise<ReplicaNode> {
       api = startChild(`${options.name} api`, [join(repoRoot, 'api/src/main.ts')], {
         ...options.api,
         API_DATA_DIR: dataDir,
-        API_HOST: '127.0.0.1',
-        API_PORT: String(apiPort),
-        API_ADMIN_PORT: String(apiAdminPort),
+        API_HOST: host,
+        API_PORT: String(ports.apiPort),
+        API_ADMIN_HOST: host,
+        API_ADMIN_PORT: String(ports.apiAdminPort),
       });
     },
     stopIngest: (signal) => stopChild(ingest, signal),

@@ -9,11 +9,18 @@ export const HAPROXY_TEMPLATE = new URL('../../balancer/haproxy.cfg.template', i
 export interface BalancerNode {
   /** HAProxy's server name: letters, digits, `-`, `_`, `.` (shown in X-PDA-Node, logs and stats). */
   readonly name: string;
-  /** The api's public address (API_HOST / API_PORT). */
+  /** The node's address (the api's API_HOST, ingest's INGEST_ADMIN_HOST). */
   readonly host: string;
-  readonly port: number;
-  /** The api's admin port (API_ADMIN_PORT): its /healthz is the liveness check. */
-  readonly adminPort: number;
+}
+
+/** The ports every node uses (one set for all: nodes differ by address). */
+export interface NodePorts {
+  /** API_PORT: partners' requests. */
+  readonly apiPort: number;
+  /** API_ADMIN_PORT: /healthz, the liveness check. */
+  readonly apiAdminPort: number;
+  /** INGEST_ADMIN_PORT: /readyz, the caught-up check. */
+  readonly ingestAdminPort: number;
 }
 
 export interface BalancerOptions {
@@ -22,6 +29,7 @@ export interface BalancerOptions {
   /** The stats page (/stats), e.g. `127.0.0.1:8404`. */
   readonly statsBind: string;
   readonly nodes: readonly BalancerNode[];
+  readonly ports: NodePorts;
   /**
    * The local address HAProxy connects to the nodes from (its `source`), so that the nodes'
    * API_TRUST_PROXY can name it; unset = the system's choice.
@@ -48,8 +56,9 @@ function validate(options: BalancerOptions): void {
     names.add(node.name);
     if (!/^[A-Za-z0-9.:[\]-]+$/.test(node.host))
       problems.push(`node ${node.name}: host ${JSON.stringify(node.host)}`);
-    if (!port(node.port)) problems.push(`node ${node.name}: port ${node.port}`);
-    if (!port(node.adminPort)) problems.push(`node ${node.name}: admin port ${node.adminPort}`);
+  }
+  for (const [what, value] of Object.entries(options.ports)) {
+    if (!port(value)) problems.push(`${what} ${value}`);
   }
   for (const [what, bind] of [
     ['bind', options.bind],
@@ -75,6 +84,9 @@ export function renderHaproxyConfig(
     STATS_BIND: options.statsBind,
     SOURCE_ADDRESS: options.sourceAddress ?? '',
     MAX_CONNECTIONS: String(options.maxConnections ?? 4_096),
+    API_PORT: String(options.ports.apiPort),
+    API_ADMIN_PORT: String(options.ports.apiAdminPort),
+    INGEST_ADMIN_PORT: String(options.ports.ingestAdminPort),
   };
   const out: string[] = [];
   for (const line of template.split('\n')) {
@@ -84,12 +96,7 @@ export function renderHaproxyConfig(
       continue;
     }
     const rows: Record<string, string>[] = placeholders.some((p) => p.startsWith('node.'))
-      ? options.nodes.map((n) => ({
-          'node.name': n.name,
-          'node.host': n.host,
-          'node.port': String(n.port),
-          'node.adminPort': String(n.adminPort),
-        }))
+      ? options.nodes.map((n) => ({ 'node.name': n.name, 'node.host': n.host }))
       : [{}];
     for (const row of rows) {
       const values = { ...scalars, ...row };
