@@ -1,5 +1,6 @@
 // Public surface of @pda/ops: the seed generator, the API-key functions, the scope vocabulary, the
-// reader of the native stack's addresses and the balancer's configuration.
+// reader of the native stack's addresses, the balancer's configuration and reconcile (a projection
+// compared with PostgreSQL).
 
 export type { BalancerNode, BalancerOptions, NodePorts } from './balancer/haproxy-config.ts';
 export { BalancerConfigError, HAPROXY_TEMPLATE, renderHaproxyConfig } from './balancer/haproxy-config.ts';
@@ -22,6 +23,7 @@ export {
   InvalidReconcileRequest,
   reconcile,
 } from './reconcile/reconcile.ts';
+export { sourceRows } from './reconcile/source-rows.ts';
 export { sourceExpression } from './reconcile/tables.ts';
 export type * from './reconcile/types.ts';
 export type { Scope, ScopeEntry } from './scopes.ts';
