@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { longVariant, writeResult } from './support/result.ts';
+import { longVariant, writeLog, writeResult } from './support/result.ts';
 import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
 import {
   committedChanges,
@@ -78,6 +78,11 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
     await ingest.caughtUpSeconds(120_000);
     const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
     const exitCode = await ingest.stop();
+    writeLog(
+      'broker-connect-restart',
+      'ingest',
+      ingest.lines.filter((l) => l.msg !== 'batch applied'),
+    );
 
     const slowest = Math.max(...phases.map((p) => Number(p.caughtUpSeconds)));
     writeResult('broker-connect-restart', {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { longVariant, writeResult } from './support/result.ts';
+import { longVariant, writeLog, writeResult } from './support/result.ts';
 import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
 import {
   committedChanges,
@@ -75,6 +75,11 @@ describe('fault: PostgreSQL restarted (fast, then immediate) while the connector
     await ingest.caughtUpSeconds(120_000);
     const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
     const exitCode = await ingest.stop();
+    writeLog(
+      'postgres-restart',
+      'ingest',
+      ingest.lines.filter((l) => l.msg !== 'batch applied'),
+    );
 
     writeResult('postgres-restart', {
       fault: `PostgreSQL stopped with pg_ctl -m fast, down ${DOWN_MS / 1000} s, started; then -m immediate, down ${DOWN_MS / 1000} s, started; continuous writer throughout`,

@@ -26,6 +26,15 @@ export function writeResult(caseName: string, result: FaultResult): string {
   return file;
 }
 
+/** A process's log lines beside the result (`<case>-<what>.jsonl`), to see what the operator would. */
+export function writeLog(caseName: string, what: string, lines: readonly unknown[]): void {
+  mkdirSync(campaignDir(), { recursive: true });
+  writeFileSync(
+    join(campaignDir(), `${caseName}-${what}.jsonl`),
+    lines.map((l) => `${JSON.stringify(l)}\n`).join(''),
+  );
+}
+
 /** min / median / max of seconds, rounded to 0.01 s. */
 export function spread(values: readonly number[]) {
   const sorted = [...values].sort((a, b) => a - b);
