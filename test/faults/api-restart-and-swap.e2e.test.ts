@@ -234,5 +234,5 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
     expect([ingestExit, ...exits, singleRestart.exitCode, r1.exitCode, r2.exitCode]).toEqual([
       0, 0, 0, 0, 0, 0,
     ]);
-  });
+  }, 600_000);
 });

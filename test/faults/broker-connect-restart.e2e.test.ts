@@ -37,67 +37,71 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
     await pool.end();
   });
 
-  it('ingest rides through both outages and the projection ends equal to PostgreSQL', async () => {
-    const [company, other] = (await createCompanies(pool, 'broker-connect', 2, 30)) as [string, string];
-    ingest = startIngest({ dataDir, groupId: `e2e-fault-broker-${randomUUID()}` });
-    await ingest.caughtUpSeconds(240_000);
-    const writer = startContinuousWriter(pool, { company, other });
-    const connector = watchConnector();
-    const phases: Record<string, unknown>[] = [];
-    let summary: Awaited<ReturnType<typeof writer.stop>>;
-    try {
-      for (const component of ['kafka', 'connect'] as const) {
-        await pause(2_000);
-        const skippedBefore = await ingest.metric('pda_ingest_events_total', 'outcome="skipped"');
-        await stackSh('stop', component, '--kill');
-        await pause(DOWN_MS);
-        const upStarted = Date.now();
-        await stackSh('up'); // starts the killed component; returns once the connector is RUNNING
-        const upSeconds = (Date.now() - upStarted) / 1000;
-        const inKafka = await eventsFlowingAgainSeconds(upStarted);
-        const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
-        const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
-        phases.push({
-          component,
-          downSeconds: DOWN_MS / 1000,
-          stackUpSeconds: round(upSeconds),
-          eventsInKafkaAgainSeconds: round(inKafka),
-          appliedAgainSeconds: round(applied),
-          caughtUpSeconds: round(caughtUp),
-          ingestAlive: ingest.alive(),
-          ingestWarnings: ingest.warnings(upStarted - DOWN_MS),
-          redeliveredEventsSkipped:
-            (await ingest.metric('pda_ingest_events_total', 'outcome="skipped"')) - skippedBefore,
-        });
-        expect(ingest.alive(), ingest.stderr()).toBe(true);
+  it(
+    'ingest rides through both outages and the projection ends equal to PostgreSQL',
+    async () => {
+      const [company, other] = (await createCompanies(pool, 'broker-connect', 2, 30)) as [string, string];
+      ingest = startIngest({ dataDir, groupId: `e2e-fault-broker-${randomUUID()}` });
+      await ingest.caughtUpSeconds(240_000);
+      const writer = startContinuousWriter(pool, { company, other });
+      const connector = watchConnector();
+      const phases: Record<string, unknown>[] = [];
+      let summary: Awaited<ReturnType<typeof writer.stop>>;
+      try {
+        for (const component of ['kafka', 'connect'] as const) {
+          await pause(2_000);
+          const skippedBefore = await ingest.metric('pda_ingest_events_total', 'outcome="skipped"');
+          await stackSh('stop', component, '--kill');
+          await pause(DOWN_MS);
+          const upStarted = Date.now();
+          await stackSh('up'); // starts the killed component; returns once the connector is RUNNING
+          const upSeconds = (Date.now() - upStarted) / 1000;
+          const inKafka = await eventsFlowingAgainSeconds(upStarted);
+          const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
+          const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
+          phases.push({
+            component,
+            downSeconds: DOWN_MS / 1000,
+            stackUpSeconds: round(upSeconds),
+            eventsInKafkaAgainSeconds: round(inKafka),
+            appliedAgainSeconds: round(applied),
+            caughtUpSeconds: round(caughtUp),
+            ingestAlive: ingest.alive(),
+            ingestWarnings: ingest.warnings(upStarted - DOWN_MS),
+            redeliveredEventsSkipped:
+              (await ingest.metric('pda_ingest_events_total', 'outcome="skipped"')) - skippedBefore,
+          });
+          expect(ingest.alive(), ingest.stderr()).toBe(true);
+        }
+      } finally {
+        summary = await writer.stop();
       }
-    } finally {
-      summary = await writer.stop();
-    }
-    const statesSeen = await connector.stop();
-    await ingest.caughtUpSeconds(120_000);
-    const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
-    const exitCode = await ingest.stop();
-    writeLog(
-      'broker-connect-restart',
-      'ingest',
-      ingest.lines.filter((l) => l.msg !== 'batch applied'),
-    );
+      const statesSeen = await connector.stop();
+      await ingest.caughtUpSeconds(120_000);
+      const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
+      const exitCode = await ingest.stop();
+      writeLog(
+        'broker-connect-restart',
+        'ingest',
+        ingest.lines.filter((l) => l.msg !== 'batch applied'),
+      );
 
-    const slowest = Math.max(...phases.map((p) => Number(p.caughtUpSeconds)));
-    writeResult('broker-connect-restart', {
-      fault: `Kafka broker SIGKILL, down ${DOWN_MS / 1000} s, restarted; then Kafka Connect SIGKILL, down ${DOWN_MS / 1000} s, restarted; continuous writer throughout`,
-      whatHappened: `the same ingest process reconnected by itself both times; Debezium resumed from its stored offsets (connector states seen: ${statesSeen.join(', ')}); ${phases.map((p) => `${p.component}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s and caught up ${p.caughtUpSeconds} s after 'stack.sh up' began (${p.redeliveredEventsSkipped} re-sent events skipped)`).join('; ')}; ${comparison.rowsCompared} rows compared`,
-      recoverySeconds: slowest,
-      differences: comparison.differences.length,
-      failedRequests: null,
-      phases,
-      connectorStatesSeen: statesSeen,
-      writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
-      sampleDifferences: comparison.differences.slice(0, 10),
-    });
-    expect(comparison.differences).toEqual([]);
-    expect(statesSeen.some((s) => s.includes('FAILED'))).toBe(false);
-    expect(exitCode).toBe(0);
-  });
+      const slowest = Math.max(...phases.map((p) => Number(p.caughtUpSeconds)));
+      writeResult('broker-connect-restart', {
+        fault: `Kafka broker SIGKILL, down ${DOWN_MS / 1000} s, restarted; then Kafka Connect SIGKILL, down ${DOWN_MS / 1000} s, restarted; continuous writer throughout`,
+        whatHappened: `the same ingest process reconnected by itself both times; Debezium resumed from its stored offsets (connector states seen: ${statesSeen.join(', ')}); ${phases.map((p) => `${p.component}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s and caught up ${p.caughtUpSeconds} s after 'stack.sh up' began (${p.redeliveredEventsSkipped} re-sent events skipped)`).join('; ')}; ${comparison.rowsCompared} rows compared`,
+        recoverySeconds: slowest,
+        differences: comparison.differences.length,
+        failedRequests: null,
+        phases,
+        connectorStatesSeen: statesSeen,
+        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        sampleDifferences: comparison.differences.slice(0, 10),
+      });
+      expect(comparison.differences).toEqual([]);
+      expect(statesSeen.some((s) => s.includes('FAILED'))).toBe(false);
+      expect(exitCode).toBe(0);
+    },
+    longVariant() ? 1_200_000 : 600_000,
+  );
 });

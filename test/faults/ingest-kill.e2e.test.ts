@@ -47,69 +47,73 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
     await pool.end();
   });
 
-  it('every restart applies again, and the projection ends equal to PostgreSQL', async () => {
-    const [company, other] = (await createCompanies(pool, 'kill', 2, 30)) as [string, string];
-    const [bulkCompany] = BULK_ROWS ? await createCompanies(pool, 'kill-bulk', 1, 1) : [];
-    const start = () => {
-      const p = startIngest({ dataDir, groupId });
-      processes.push(p);
-      return p;
-    };
-    let current = start();
-    // The first start reads every data topic from the beginning: not a recovery, not measured.
-    await current.caughtUpSeconds(240_000);
+  it(
+    'every restart applies again, and the projection ends equal to PostgreSQL',
+    async () => {
+      const [company, other] = (await createCompanies(pool, 'kill', 2, 30)) as [string, string];
+      const [bulkCompany] = BULK_ROWS ? await createCompanies(pool, 'kill-bulk', 1, 1) : [];
+      const start = () => {
+        const p = startIngest({ dataDir, groupId });
+        processes.push(p);
+        return p;
+      };
+      let current = start();
+      // The first start reads every data topic from the beginning: not a recovery, not measured.
+      await current.caughtUpSeconds(240_000);
 
-    const writer = startContinuousWriter(pool, { company, other });
-    let bulkDone = !bulkCompany;
-    const bulk = bulkCompany
-      ? bulkLoad(pool, bulkCompany, BULK_ROWS, () => false).finally(() => {
-          bulkDone = true;
-        })
-      : Promise.resolve();
-    const firstApplied: number[] = [];
-    const caughtUp: number[] = [];
-    const killedAfterMs: number[] = [];
-    let summary: Awaited<ReturnType<typeof writer.stop>>;
-    try {
-      for (let kill = 1; kill <= KILLS; kill++) {
-        // A random moment: 0.5 to 3.5 s into the process's work (mid-batch, with the writer on).
-        const wait = 500 + Math.floor(Math.random() * 3_000);
-        killedAfterMs.push(wait);
-        await pause(wait);
-        await current.kill9();
-        current = start();
-        firstApplied.push(await current.firstAppliedSeconds());
-        // Under the bulk load "caught up" may come late; the next kill waits for it either way,
-        // so every restart is measured whole.
-        caughtUp.push(await current.caughtUpSeconds(bulkDone ? 120_000 : 600_000));
+      const writer = startContinuousWriter(pool, { company, other });
+      let bulkDone = !bulkCompany;
+      const bulk = bulkCompany
+        ? bulkLoad(pool, bulkCompany, BULK_ROWS, () => false).finally(() => {
+            bulkDone = true;
+          })
+        : Promise.resolve();
+      const firstApplied: number[] = [];
+      const caughtUp: number[] = [];
+      const killedAfterMs: number[] = [];
+      let summary: Awaited<ReturnType<typeof writer.stop>>;
+      try {
+        for (let kill = 1; kill <= KILLS; kill++) {
+          // A random moment: 0.5 to 3.5 s into the process's work (mid-batch, with the writer on).
+          const wait = 500 + Math.floor(Math.random() * 3_000);
+          killedAfterMs.push(wait);
+          await pause(wait);
+          await current.kill9();
+          current = start();
+          firstApplied.push(await current.firstAppliedSeconds());
+          // Under the bulk load "caught up" may come late; the next kill waits for it either way,
+          // so every restart is measured whole.
+          caughtUp.push(await current.caughtUpSeconds(bulkDone ? 120_000 : 600_000));
+        }
+      } finally {
+        summary = await writer.stop();
+        await bulk;
       }
-    } finally {
-      summary = await writer.stop();
-      await bulk;
-    }
-    await current.caughtUpSeconds(180_000);
-    const companies = [company, other, ...(bulkCompany ? [bulkCompany] : [])];
-    const comparison = await settledComparison(pool, dataDir, companies, { timeoutMs: 90_000 });
-    const exitCode = await current.stop();
+      await current.caughtUpSeconds(180_000);
+      const companies = [company, other, ...(bulkCompany ? [bulkCompany] : [])];
+      const comparison = await settledComparison(pool, dataDir, companies, { timeoutMs: 90_000 });
+      const exitCode = await current.stop();
 
-    const first = spread(firstApplied);
-    const whole = spread(caughtUp);
-    writeResult('ingest-kill', {
-      fault: `kill -9 of ingest, ${KILLS} times (random moments, 0.5-3.5 s apart) under a continuous writer${BULK_ROWS ? ` and a ${BULK_ROWS}-row load` : ''}`,
-      whatHappened: `every restart took over the consumer group and applied again; spawn → first applied batch ${first.min}/${first.median}/${first.max} s, → caught up ${whole.min}/${whole.median}/${whole.max} s (min/median/max); ${comparison.rowsCompared} rows compared`,
-      recoverySeconds: first.max,
-      differences: comparison.differences.length,
-      failedRequests: null,
-      firstAppliedSeconds: first,
-      caughtUpSeconds: whole,
-      killedAfterMs,
-      writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
-      bulkRows: BULK_ROWS,
-      sampleDifferences: comparison.differences.slice(0, 10),
-    });
-    expect(comparison.differences).toEqual([]);
-    expect(comparison.rowsCompared).toBeGreaterThan(60);
-    expect(firstApplied).toHaveLength(KILLS);
-    expect(exitCode).toBe(0);
-  });
+      const first = spread(firstApplied);
+      const whole = spread(caughtUp);
+      writeResult('ingest-kill', {
+        fault: `kill -9 of ingest, ${KILLS} times (random moments, 0.5-3.5 s apart) under a continuous writer${BULK_ROWS ? ` and a ${BULK_ROWS}-row load` : ''}`,
+        whatHappened: `every restart took over the consumer group and applied again; spawn → first applied batch ${first.min}/${first.median}/${first.max} s, → caught up ${whole.min}/${whole.median}/${whole.max} s (min/median/max); ${comparison.rowsCompared} rows compared`,
+        recoverySeconds: first.max,
+        differences: comparison.differences.length,
+        failedRequests: null,
+        firstAppliedSeconds: first,
+        caughtUpSeconds: whole,
+        killedAfterMs,
+        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        bulkRows: BULK_ROWS,
+        sampleDifferences: comparison.differences.slice(0, 10),
+      });
+      expect(comparison.differences).toEqual([]);
+      expect(comparison.rowsCompared).toBeGreaterThan(60);
+      expect(firstApplied).toHaveLength(KILLS);
+      expect(exitCode).toBe(0);
+    },
+    longVariant() ? 3_600_000 : 600_000,
+  );
 });

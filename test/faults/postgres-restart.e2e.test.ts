@@ -37,66 +37,70 @@ describe('fault: PostgreSQL restarted (fast, then immediate) while the connector
     await pool.end();
   });
 
-  it('the connector recovers by itself and the projection ends equal to PostgreSQL', async () => {
-    const [company, other] = (await createCompanies(pool, 'postgres', 2, 30)) as [string, string];
-    ingest = startIngest({ dataDir, groupId: `e2e-fault-postgres-${randomUUID()}` });
-    await ingest.caughtUpSeconds(240_000);
-    const writer = startContinuousWriter(pool, { company, other });
-    const phases: Record<string, unknown>[] = [];
-    const statesSeen = new Set<string>();
-    let summary: Awaited<ReturnType<typeof writer.stop>>;
-    try {
-      for (const mode of ['--fast', '--immediate'] as const) {
-        await pause(2_000);
-        const connector = watchConnector();
-        await stackSh('stop', 'postgres', mode);
-        await pause(DOWN_MS);
-        const upStarted = Date.now();
-        await stackSh('up');
-        const upSeconds = (Date.now() - upStarted) / 1000;
-        const inKafka = await eventsFlowingAgainSeconds(upStarted);
-        const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
-        const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
-        const states = await connector.stop();
-        for (const s of states) statesSeen.add(s);
-        phases.push({
-          mode,
-          downSeconds: DOWN_MS / 1000,
-          stackUpSeconds: round(upSeconds),
-          eventsInKafkaAgainSeconds: round(inKafka),
-          appliedAgainSeconds: round(applied),
-          caughtUpSeconds: round(caughtUp),
-          connectorStatesSeen: states,
-        });
+  it(
+    'the connector recovers by itself and the projection ends equal to PostgreSQL',
+    async () => {
+      const [company, other] = (await createCompanies(pool, 'postgres', 2, 30)) as [string, string];
+      ingest = startIngest({ dataDir, groupId: `e2e-fault-postgres-${randomUUID()}` });
+      await ingest.caughtUpSeconds(240_000);
+      const writer = startContinuousWriter(pool, { company, other });
+      const phases: Record<string, unknown>[] = [];
+      const statesSeen = new Set<string>();
+      let summary: Awaited<ReturnType<typeof writer.stop>>;
+      try {
+        for (const mode of ['--fast', '--immediate'] as const) {
+          await pause(2_000);
+          const connector = watchConnector();
+          await stackSh('stop', 'postgres', mode);
+          await pause(DOWN_MS);
+          const upStarted = Date.now();
+          await stackSh('up');
+          const upSeconds = (Date.now() - upStarted) / 1000;
+          const inKafka = await eventsFlowingAgainSeconds(upStarted);
+          const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
+          const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
+          const states = await connector.stop();
+          for (const s of states) statesSeen.add(s);
+          phases.push({
+            mode,
+            downSeconds: DOWN_MS / 1000,
+            stackUpSeconds: round(upSeconds),
+            eventsInKafkaAgainSeconds: round(inKafka),
+            appliedAgainSeconds: round(applied),
+            caughtUpSeconds: round(caughtUp),
+            connectorStatesSeen: states,
+          });
+        }
+      } finally {
+        summary = await writer.stop();
       }
-    } finally {
-      summary = await writer.stop();
-    }
-    await ingest.caughtUpSeconds(120_000);
-    const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
-    const exitCode = await ingest.stop();
-    writeLog(
-      'postgres-restart',
-      'ingest',
-      ingest.lines.filter((l) => l.msg !== 'batch applied'),
-    );
+      await ingest.caughtUpSeconds(120_000);
+      const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
+      const exitCode = await ingest.stop();
+      writeLog(
+        'postgres-restart',
+        'ingest',
+        ingest.lines.filter((l) => l.msg !== 'batch applied'),
+      );
 
-    writeResult('postgres-restart', {
-      fault: `PostgreSQL stopped with pg_ctl -m fast, down ${DOWN_MS / 1000} s, started; then -m immediate, down ${DOWN_MS / 1000} s, started; continuous writer throughout`,
-      whatHappened: `Debezium's task retried by itself (never FAILED; states seen: ${[...statesSeen].join(', ')}); ${phases.map((p) => `${p.mode}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s, caught up ${p.caughtUpSeconds} s after 'stack.sh up' began`).join('; ')}; the writer's changes refused while PostgreSQL was down were abandoned (${summary.abandoned} + ${summary.failedSlices} slices); ${comparison.rowsCompared} rows compared`,
-      recoverySeconds: Math.max(...phases.map((p) => Number(p.caughtUpSeconds))),
-      differences: comparison.differences.length,
-      failedRequests: null,
-      phases,
-      writer: {
-        changes: committedChanges(summary),
-        abandoned: summary.abandoned,
-        failedSlices: summary.failedSlices,
-      },
-      sampleDifferences: comparison.differences.slice(0, 10),
-    });
-    expect(comparison.differences).toEqual([]);
-    expect([...statesSeen].some((s) => s.includes('FAILED'))).toBe(false);
-    expect(exitCode).toBe(0);
-  });
+      writeResult('postgres-restart', {
+        fault: `PostgreSQL stopped with pg_ctl -m fast, down ${DOWN_MS / 1000} s, started; then -m immediate, down ${DOWN_MS / 1000} s, started; continuous writer throughout`,
+        whatHappened: `Debezium's task retried by itself (never FAILED; states seen: ${[...statesSeen].join(', ')}); ${phases.map((p) => `${p.mode}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s, caught up ${p.caughtUpSeconds} s after 'stack.sh up' began`).join('; ')}; the writer's changes refused while PostgreSQL was down were abandoned (${summary.abandoned} + ${summary.failedSlices} slices); ${comparison.rowsCompared} rows compared`,
+        recoverySeconds: Math.max(...phases.map((p) => Number(p.caughtUpSeconds))),
+        differences: comparison.differences.length,
+        failedRequests: null,
+        phases,
+        writer: {
+          changes: committedChanges(summary),
+          abandoned: summary.abandoned,
+          failedSlices: summary.failedSlices,
+        },
+        sampleDifferences: comparison.differences.slice(0, 10),
+      });
+      expect(comparison.differences).toEqual([]);
+      expect([...statesSeen].some((s) => s.includes('FAILED'))).toBe(false);
+      expect(exitCode).toBe(0);
+    },
+    longVariant() ? 1_200_000 : 600_000,
+  );
 });
