@@ -111,6 +111,26 @@ describe('compiled row decoder', () => {
     expect(row.row).toEqual({ extra: 'x', area: '12.34', id: 'aaaaaaaa-0000-0000-0000-000000000000' });
   });
 
+  it('fixed-shape rows (Avro): the same rows; the placeholder and errors fall back to the loop', () => {
+    const types = new Map<string, ColumnType>([
+      ['id', { kind: 'uuid' }],
+      ['notes', { kind: 'plain' }],
+      ['at', { kind: 'zoned-timestamp' }],
+    ]);
+    const fixed = compileRowDecoder(types, options, ['id', 'notes', 'at']);
+    const loop = compileRowDecoder(types, options);
+    const rows = [
+      { id: 'aaaaaaaa-0000-0000-0000-000000000000', notes: 'n', at: '2026-01-31T07:00:01Z' },
+      { id: 'aaaaaaaa-0000-0000-0000-000000000000', notes: UNAVAILABLE_PLACEHOLDER, at: null },
+    ];
+    for (const raw of rows) expect(fixed(raw)).toEqual(loop(raw));
+    expect(fixed(rows[1] as Record<string, unknown>)).toEqual({
+      row: { id: 'aaaaaaaa-0000-0000-0000-000000000000', at: null },
+      unavailable: ['notes'],
+    });
+    expect(() => fixed({ id: 'nope', notes: 'n', at: null })).toThrow("column 'id': malformed uuid 'nope'");
+  });
+
   it('small decimals by number equal the BigInt path for every byte length and sign', () => {
     for (let n = 1; n <= 6; n++) {
       for (const first of [0x00, 0x01, 0x7f, 0x80, 0xff]) {

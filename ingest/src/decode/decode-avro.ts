@@ -5,7 +5,9 @@
  * types that schema gives. decoder.ts then builds the same `Change` from either.
  */
 import type { ColumnType } from './column-type.ts';
+import type { ValueOptions } from './decode-value.ts';
 import { fail } from './errors.ts';
+import type { RowDecoder } from './row-decoder.ts';
 import { WIRE_HEADER_BYTES } from './wire-format.ts';
 import { WriterSchema, type WriterSchemas } from './writer-schemas.ts';
 
@@ -50,17 +52,18 @@ export function readAvro(
   }
 }
 
-/** The writer's row types for a table, refusing a schema that no longer fits its .avsc (schema-fit.ts). */
-export function avroRowTypes(
+/** The writer's row decoder for a table, refusing a schema that no longer fits its .avsc (schema-fit.ts). */
+export function avroRowDecoder(
   read: AvroRead,
   topic: string,
   table: string,
   avsc: ReadonlyMap<string, ColumnType> | undefined,
-): ReadonlyMap<string, ColumnType> {
+  options: ValueOptions,
+): RowDecoder {
   if (avsc) {
     const misfit = read.schema.misfit(avsc);
     if (misfit)
       fail(`writer schema ${read.schema.id} of ${topic} does not fit schemas/${table}.avsc: ${misfit}`);
   }
-  return read.schema.resolvedTypes(avsc);
+  return read.schema.rowDecoder(avsc, options);
 }

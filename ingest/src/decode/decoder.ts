@@ -5,13 +5,14 @@
  */
 import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections';
 import type { ColumnType } from './column-type.ts';
-import { avroRowTypes, readAvro } from './decode-avro.ts';
-import { decodeRow } from './decode-row.ts';
+import { avroRowDecoder, readAvro } from './decode-avro.ts';
+import { decodeRow, rowDecoderFor } from './decode-row.ts';
 import type { ValueOptions } from './decode-value.ts';
 import { asObject, type Envelope, readEnvelope } from './envelope.ts';
 import { DecodeError, fail } from './errors.ts';
 import { parseExact, parseFast, UnsafeIntegerError } from './exact-json.ts';
 import { keyText, PartitionPositions, type PartitionSeen } from './partition-positions.ts';
+import type { RowDecoder } from './row-decoder.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { classifyTopic } from './topic.ts';
 import type { DecodeResult, RawRecord } from './types.ts';
@@ -88,8 +89,7 @@ function decodeKey(
   const id = schemaIdOf(keyText);
   if (id !== undefined) {
     const read = readAvro(options.writerSchemas, id, keyText as Uint8Array, 'key');
-    const types = read.schema.resolvedTypes(options.avscTypes(topic.table));
-    keyRow = decodeRow(asObject(read.value, 'key'), types, options).row;
+    keyRow = read.schema.rowDecoder(options.avscTypes(topic.table), options)(asObject(read.value, 'key')).row;
   } else {
     const key = parse(cache, topic.keySlot, keyText, exact, 'key');
     keyRow = decodeRow(
@@ -135,18 +135,18 @@ function decodeChange(
   const avsc = options.avscTypes(table);
   const id = schemaIdOf(valueText);
   let envelope: Envelope;
-  let rowTypes: () => ReadonlyMap<string, ColumnType> | undefined;
+  let rowDecoder: () => RowDecoder;
   if (id !== undefined) {
     const read = readAvro(options.writerSchemas, id, valueText as Uint8Array, 'value', true);
     envelope = readEnvelope(read.value, undefined);
-    rowTypes = () => avroRowTypes(read, origin.topic, table, avsc);
+    rowDecoder = () => avroRowDecoder(read, origin.topic, table, avsc, options);
   } else {
     const value = parse(cache, topic.valueSlot, valueText, exact, 'value');
     envelope = readEnvelope(value.payload, value.schema);
     // Without an inline schema, JSON alone cannot tell a precise decimal (base64) or a timestamp
     // from text: refuse rather than store base64 as an amount.
     if (!value.schema && !avsc) fail(`no inline schema and no .avsc column types for '${table}'`);
-    rowTypes = () => cache.resolvedTypes(envelope.rowSchema, avsc);
+    rowDecoder = () => rowDecoderFor(cache.resolvedTypes(envelope.rowSchema, avsc), options);
   }
   const pos = position(envelope.source, envelope.op, envelope.tsMs);
   if (envelope.op === 'm') return { type: 'ignored', reason: 'message' };
@@ -160,7 +160,7 @@ function decodeChange(
   if (envelope.op === 'd')
     return { type: 'change', change: { kind: 'delete', table, key: keyRow, position: pos, origin } };
   if (!envelope.after) fail(`op '${envelope.op}' without 'after'`);
-  const { row, unavailable } = decodeRow(envelope.after, rowTypes(), options);
+  const { row, unavailable } = rowDecoder()(envelope.after);
   const op = envelope.op as 'c' | 'u' | 'r';
   const change: Change = { kind: 'upsert', op, table, key: keyRow, row, unavailable, position: pos, origin };
   return { type: 'change', change };

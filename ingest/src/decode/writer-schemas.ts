@@ -13,6 +13,8 @@ import {
 } from './avro-types.ts';
 import type { ColumnType } from './column-type.ts';
 import { resolveTypes } from './decode-row.ts';
+import type { ValueOptions } from './decode-value.ts';
+import { compileRowDecoder, type RowDecoder } from './row-decoder.ts';
 import { incompatibility } from './schema-fit.ts';
 
 type Resolver = ReturnType<Type['createResolver']>;
@@ -26,6 +28,10 @@ export class WriterSchema {
   readonly columns: ReadonlyMap<string, ColumnType>;
   readonly #resolved = new Map<ReadonlyMap<string, ColumnType> | null, Map<string, ColumnType>>();
   readonly #fit = new Map<ReadonlyMap<string, ColumnType>, string | undefined>();
+  readonly #decoders = new Map<
+    ReadonlyMap<string, ColumnType> | null,
+    { readonly options: ValueOptions; readonly decode: RowDecoder }
+  >();
   #changeReader: { readonly type: Type; readonly resolver: Resolver } | undefined | null = null;
 
   constructor(id: number, json: unknown) {
@@ -66,6 +72,19 @@ export class WriterSchema {
       this.#resolved.set(avsc ?? null, types);
     }
     return types;
+  }
+
+  /** The compiled decoder of this schema's rows (row-decoder.ts), per .avsc and value options. */
+  rowDecoder(avsc: ReadonlyMap<string, ColumnType> | undefined, options: ValueOptions): RowDecoder {
+    let entry = this.#decoders.get(avsc ?? null);
+    if (entry?.options !== options) {
+      entry = {
+        options,
+        decode: compileRowDecoder(this.resolvedTypes(avsc), options, [...this.columns.keys()]),
+      };
+      this.#decoders.set(avsc ?? null, entry);
+    }
+    return entry.decode;
   }
 
   /** Why this row schema cannot feed the table's projection (schema-fit.ts); undefined = it can. */
