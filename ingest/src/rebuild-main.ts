@@ -3,6 +3,12 @@
  * Builds a new projection generation under a new consumer group until caught up, then swaps
  * INGEST_DATA_DIR (a symlink) to it. Prints the generation as one JSON line. Exit 2: bad config or
  * usage; 1: failed (the live generation is unchanged).
+ *
+ * `rebuild --company <uuid> [--admin http://host:port]`: rebuilds ONE company's file, performed by
+ * the running ingest (its admin port: `--admin`, else INGEST_ADMIN_HOST/INGEST_ADMIN_PORT, default
+ * 127.0.0.1:9464) while it keeps applying the others (src/rebuild/company-rebuild.ts). Waits for
+ * the outcome and prints it as one JSON line; exit 1 when it failed (the company stays out of
+ * service), 2 for a refusal (not a uuid, one already running).
  */
 
 import { parseArgs } from 'node:util';
@@ -12,15 +18,55 @@ import { createLogger } from './logger.ts';
 import { RebuildError, rebuild } from './rebuild/rebuild.ts';
 import { loadAvscTypes } from './schema-types.ts';
 
-const USAGE = 'usage: rebuild [--adopt-directory]';
+const USAGE = 'usage: rebuild [--adopt-directory] | rebuild --company <uuid> [--admin http://host:port]';
+
+/** Asks the running ingest to rebuild one company, then follows GET /rebuild until it ends. */
+async function rebuildOneCompany(companyId: string, admin: string): Promise<void> {
+  const base = admin.replace(/\/+$/, '');
+  const started = await fetch(`${base}/rebuild?company=${encodeURIComponent(companyId)}`, {
+    method: 'POST',
+  }).catch((error: unknown) => {
+    throw new RebuildError(`cannot reach ingest's admin port at ${base}: ${(error as Error).message}`);
+  });
+  const answer = (await started.json().catch(() => ({}))) as { error?: string };
+  if (started.status === 400 || started.status === 409)
+    throw new UsageError(answer.error ?? `refused (${started.status})`);
+  if (started.status !== 202)
+    throw new RebuildError(`ingest answered ${started.status}: ${answer.error ?? ''}`);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const listed = (await (await fetch(`${base}/rebuild`)).json()) as {
+      rebuilds: { companyId: string; status: string; result?: unknown; error?: string }[];
+    };
+    const mine = listed.rebuilds.filter((r) => r.companyId === companyId).at(-1);
+    if (mine?.status === 'done') {
+      process.stdout.write(`${JSON.stringify(mine.result)}\n`);
+      return;
+    }
+    if (mine?.status === 'failed')
+      throw new RebuildError(`company rebuild failed: ${mine.error ?? 'unknown'}`);
+  }
+}
 
 await runCli(USAGE, async () => {
   const { values: args } = parseArgs({
     args: cliArgs(),
     strict: true,
     allowPositionals: false,
-    options: { 'adopt-directory': { type: 'boolean', default: false } },
+    options: {
+      'adopt-directory': { type: 'boolean', default: false },
+      company: { type: 'string' },
+      admin: { type: 'string' },
+    },
   });
+  if (args.company !== undefined) {
+    const admin =
+      args.admin ??
+      `http://${process.env.INGEST_ADMIN_HOST ?? '127.0.0.1'}:${process.env.INGEST_ADMIN_PORT ?? '9464'}`;
+    await rebuildOneCompany(args.company, admin);
+    return;
+  }
+  if (args.admin !== undefined) throw new UsageError('--admin goes with --company');
   let config: ReturnType<typeof parseConfig>;
   try {
     config = parseConfig(process.env);

@@ -8,8 +8,8 @@
  * built it (GENERATION.json), so there is never more than one writer per generation.
  */
 import {
+  isUuid,
   openFileLimit,
-  ProjectionStore,
   processMemoryBytes,
   resolveOpenFilesBound,
   type SourceTable,
@@ -18,14 +18,18 @@ import {
 import type { Logger } from 'pino';
 import { createGroupBound } from './apply/group-bound.ts';
 import { createPipeline } from './apply/pipeline.ts';
+import { type AsyncApplySink, asyncSinkOf } from './apply/sink.ts';
+import { createStorageState } from './apply/storage-state.ts';
 import { createThreadedSink } from './apply/threaded-sink.ts';
 import { startTombstonePruner } from './apply/tombstone-pruner.ts';
+import { Writer } from './apply/writer.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
 import { memberFilePath } from './kafka/predecessor.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
+import { type CompanyRebuildResult, rebuildCompany } from './rebuild/company-rebuild.ts';
 import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
 import { createAvroSupport } from './schema-registry/index.ts';
 
@@ -47,6 +51,20 @@ export interface Worker {
   adminPort(): number | undefined;
   /** The Kafka source of the generation being written (lag, connection). */
   source(): KafkaSource | undefined;
+  /**
+   * Rebuilds one company's file while the others go on (rebuild/company-rebuild.ts); one at a time.
+   * Resolves when the company is back in service.
+   */
+  rebuildCompany(companyId: string): Promise<CompanyRebuildResult>;
+}
+
+/** A per-company rebuild as /rebuild reports it. */
+interface RebuildStatus {
+  companyId: string;
+  status: 'running' | 'done' | 'failed';
+  startedAt: string;
+  result?: CompanyRebuildResult;
+  error?: string;
 }
 
 export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
@@ -63,6 +81,14 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   });
   // Avro writer schemas by registry id, kept across generations (an id always names one schema).
   const avro = createAvroSupport(config, logger, metrics);
+  const storage = createStorageState({
+    dataDir: () => resolvedDataDir(config.INGEST_DATA_DIR) ?? config.INGEST_DATA_DIR,
+    logger: logger.child({ component: 'storage' }),
+    metrics,
+  });
+  /** The writer and group of the generation being written (a company rebuild goes through it). */
+  let live: { sink: AsyncApplySink; groupId: string; signal: AbortSignal } | undefined;
+  const rebuilds: RebuildStatus[] = [];
 
   const readiness = () => {
     const lag = source?.lag();
@@ -72,7 +98,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       lag !== undefined &&
       lag.measured &&
       lag.total <= config.INGEST_READY_MAX_LAG &&
-      avro.ready();
+      avro.ready() &&
+      !storage.faulted();
     const current = Math.max(metrics.lastSourceTsMs ?? 0, metrics.sourceCurrentAtMs ?? 0);
     return {
       ready,
@@ -83,9 +110,62 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         // How far behind the source the projections are known to be (heartbeats count while idle).
         source_lag_seconds: current > 0 ? Math.max(0, (Date.now() - current) / 1000) : null,
         schema_registry: avro.health(),
+        // Full, read-only or failing data directory: nothing is applied until it accepts writes.
+        storage: storage.health(),
+        // Damaged company files (out of service until rebuilt); the others are applied. Not a
+        // readiness failure: the process serves every other company.
+        company_files: {
+          out_of_service: metrics.companyFaults.map((f) => ({
+            company_id: f.companyId,
+            state: f.state,
+            reason: f.reason,
+            detected_at: new Date(f.detectedAtMs).toISOString(),
+          })),
+        },
+        company_rebuilds: rebuilds.slice(-10),
       },
     };
   };
+
+  /** Why a company rebuild cannot start now (admin port: 400 / 409), or undefined. */
+  function refuseRebuild(companyId: string): { status: 400 | 409; error: string } | undefined {
+    if (!isUuid(companyId)) {
+      return { status: 400, error: `not a company id: ${JSON.stringify(String(companyId).slice(0, 64))}` };
+    }
+    if (rebuilds.some((r) => r.status === 'running')) {
+      return { status: 409, error: 'a company rebuild is already running' };
+    }
+    if (!live) return { status: 409, error: 'ingest is not consuming yet; retry in a few seconds' };
+    return undefined;
+  }
+
+  async function startCompanyRebuild(companyId: string): Promise<CompanyRebuildResult> {
+    const refused = refuseRebuild(companyId);
+    if (refused || !live) throw new RangeError(refused?.error ?? 'ingest is not consuming');
+    const status: RebuildStatus = { companyId, status: 'running', startedAt: new Date().toISOString() };
+    rebuilds.push(status);
+    try {
+      status.result = await rebuildCompany(companyId, {
+        config,
+        logger,
+        sink: live.sink,
+        avscTypes: deps.avscTypes as (table: string) => ReadonlyMap<string, ColumnType> | undefined,
+        avro,
+        groupId: live.groupId,
+        signal: live.signal,
+      });
+      status.status = 'done';
+      return status.result;
+    } catch (error) {
+      status.status = 'failed';
+      status.error = error instanceof Error ? error.message : String(error);
+      logger.error(
+        { companyId, err: status.error },
+        'company rebuild failed: the company stays out of service; run it again',
+      );
+      throw error;
+    }
+  }
 
   /** Runs one generation until stop() or until the data directory resolves elsewhere. */
   async function runGeneration(): Promise<void> {
@@ -115,7 +195,9 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     };
     // Exactly one writer: the store lives either in the apply thread or on this thread.
     const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;
-    const store = threaded ? undefined : ProjectionStore.open(storeOptions);
+    // Opened lazily and closed after a storage fault, so the data directory can be remounted.
+    const store = threaded ? undefined : new Writer(storeOptions);
+    live = { sink: threaded ?? asyncSinkOf(store as Writer), groupId, signal: generation.signal };
     // Tombstone retention, through the same writer, in steps between batches.
     const pruner = startTombstonePruner({
       step: async (options, cursor) => {
@@ -157,10 +239,18 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         maxEventsInFlight: threaded ? inFlightBound.current : config.INGEST_MAX_BATCH_EVENTS,
         refuseTruncatedTopics: deps.refuseTruncatedTopics === true,
         heartbeatTopic: heartbeatTopic(config.INGEST_TOPIC_PREFIX),
-        onSourceCurrent: (tsMs) => pipeline.markSourceCurrent(tsMs),
+        // While the storage is faulted the heartbeat's write fails like the batches: counted there,
+        // not logged again every heartbeat.
+        onSourceCurrent: (tsMs) =>
+          pipeline.markSourceCurrent(tsMs).catch((error: unknown) => {
+            if (!storage.failed(error)) throw error;
+          }),
         readHeartbeat: avro.readHeartbeat,
         memberFile: memberFilePath(storeOptions.dataDir),
         logger,
+        // A full/read-only/failing disk: one line per fault (storage-state.ts), retried every 2 s.
+        onApplyFailure: (error) =>
+          storage.failed(error) ? { logged: true, retryMs: storage.retryMs } : { logged: false },
       });
       logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');
       await source.run(
@@ -169,11 +259,13 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           prepare: (records) => pipeline.prepare(records),
           commit: async (prepared) => {
             await pipeline.apply(prepared);
+            storage.applied();
           },
         },
         generation.signal,
       );
     } finally {
+      live = undefined;
       clearInterval(watch);
       stopped.signal.removeEventListener('abort', onStop);
       await pruner.stop();
@@ -186,6 +278,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     adminPort: () => admin?.port,
     source: () => source,
     stop: () => stopped.abort(),
+    rebuildCompany: startCompanyRebuild,
     async run() {
       const gauges = setInterval(() => {
         for (const p of source?.lag().partitions ?? []) {
@@ -199,6 +292,14 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           port: config.INGEST_ADMIN_PORT,
           registry: metrics.registry,
           readiness,
+          rebuildCompany: (companyId) => {
+            const refused = refuseRebuild(companyId);
+            if (refused) return refused;
+            // Runs on; its outcome is in /rebuild and /readyz `rebuilds`, and logged.
+            startCompanyRebuild(companyId).catch(() => {});
+            return { status: 202 };
+          },
+          rebuilds: () => rebuilds,
         });
         logger.info(
           {

@@ -3,14 +3,15 @@
  * data directory — and applies the batches the main thread decoded, one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ProjectionStore, type ProjectionStoreOptions } from '@pda/projections';
+import type { ProjectionStoreOptions } from '@pda/projections';
 import { serializeError } from './thread-error.ts';
 import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
 import { fromWire } from './wire.ts';
+import { Writer } from './writer.ts';
 
 const port = parentPort;
 if (!port) throw new Error('apply-thread-entry.ts must run in a worker thread');
-const store = ProjectionStore.open(workerData as ProjectionStoreOptions);
+const store = new Writer(workerData as ProjectionStoreOptions);
 
 port.on('message', (request: ThreadRequest) => {
   let response: ThreadResponse;
@@ -20,6 +21,10 @@ port.on('message', (request: ThreadRequest) => {
       response = { id: request.id, result: null };
     } else if (request.type === 'prune') {
       response = { id: request.id, pruned: store.pruneTombstones(request.options, request.cursor) };
+    } else if (request.type === 'company') {
+      if (request.action === 'start') store.startCompanyRebuild(request.companyId);
+      else if (request.action === 'finish') store.finishCompanyRebuild(request.companyId);
+      response = { id: request.id, faults: store.companyFaults() };
     } else {
       response = {
         id: request.id,
@@ -28,6 +33,7 @@ port.on('message', (request: ThreadRequest) => {
           ...(request.sourceCurrentAtMs !== undefined
             ? { sourceCurrentAtMs: request.sourceCurrentAtMs }
             : {}),
+          ...(request.onlyCompany !== undefined ? { onlyCompany: request.onlyCompany } : {}),
         }),
       };
     }

@@ -116,6 +116,7 @@ export function createPipeline(deps: {
       metrics.events.inc({ table: dl.topic.split('.').at(-1) ?? 'unknown', outcome: 'dead_lettered' });
     }
     if (result) {
+      reportCompanyFaults(result);
       deps.onApplied?.(result.companies);
       metrics.companyFilesOpened.inc(result.files.opened);
       metrics.companyFilesEvicted.inc(result.files.evicted);
@@ -144,6 +145,29 @@ export function createPipeline(deps: {
   }
 
   const hasWork = (p: Prepared) => p.changes.length + p.deadLetters.length > 0;
+
+  /**
+   * A damaged company file found by this batch: ONE error line naming the company and what to do;
+   * every company out of service is in the gauge and /readyz (the batch itself went on).
+   */
+  function reportCompanyFaults(result: BatchResult): void {
+    for (const fault of result.faults?.detected ?? []) {
+      logger.error(
+        { companyId: fault.companyId, reason: fault.reason, movedTo: fault.movedTo },
+        `company file damaged: company ${fault.companyId} is out of service (the api answers 503 for it, the other companies go on) until it is rebuilt: pnpm --filter @pda/ingest run rebuild --company ${fault.companyId}`,
+      );
+    }
+    const outOfService = result.faults?.outOfService ?? [];
+    metrics.companyFaults = outOfService;
+    metrics.companiesOutOfService.set(
+      { state: 'damaged' },
+      outOfService.filter((f) => f.state === 'damaged').length,
+    );
+    metrics.companiesOutOfService.set(
+      { state: 'rebuilding' },
+      outOfService.filter((f) => f.state === 'rebuilding').length,
+    );
+  }
 
   const asyncSink = deps.asyncSink;
   const groups =
@@ -179,9 +203,12 @@ export function createPipeline(deps: {
     },
     async markSourceCurrent(tsMs) {
       const options = { sourceCurrentAtMs: tsMs };
-      if (asyncSink) await asyncSink.applyBatch([], options);
-      else if (deps.sink) deps.sink.applyBatch([], options);
+      let result: BatchResult;
+      if (asyncSink) result = await asyncSink.applyBatch([], options);
+      else if (deps.sink) result = deps.sink.applyBatch([], options);
       else throw new Error('pipeline has no sink');
+      // The open files' on-disk check runs in these calls too: an idle company's damage shows here.
+      reportCompanyFaults(result);
       metrics.sourceCurrentAtMs = Math.max(metrics.sourceCurrentAtMs ?? 0, tsMs);
     },
   };

@@ -8,6 +8,7 @@ import type {
   ApplyOptions,
   BatchResult,
   Change,
+  CompanyFault,
   PruneCursor,
   PruneOptions,
   PruneStep,
@@ -26,5 +27,30 @@ export interface AsyncApplySink {
   applyBatch(changes: readonly Change[], options?: ApplyOptions): Promise<BatchResult>;
   /** One prune step, queued in order with the batches (the apply thread is the one writer). */
   pruneTombstones(options: PruneOptions, cursor?: PruneCursor): Promise<PruneStep>;
+  /**
+   * Companies out of service; `start`/`finish` a per-company rebuild first, in order with the
+   * batches (company-rebuild.ts).
+   */
+  companies(action: 'list' | 'start' | 'finish', companyId?: string): Promise<CompanyFault[]>;
   close(): Promise<void>;
+}
+
+/** The synchronous writer behind the async interface (no apply thread: INGEST_APPLY_THREAD=false). */
+export function asyncSinkOf(
+  sink: ApplySink & {
+    companyFaults(): CompanyFault[];
+    startCompanyRebuild(companyId: string): unknown;
+    finishCompanyRebuild(companyId: string): void;
+  },
+): AsyncApplySink {
+  return {
+    applyBatch: async (changes, options) => sink.applyBatch(changes, options),
+    pruneTombstones: async (options, cursor) => sink.pruneTombstones(options, cursor),
+    async companies(action, companyId) {
+      if (action === 'start') sink.startCompanyRebuild(companyId as string);
+      if (action === 'finish') sink.finishCompanyRebuild(companyId as string);
+      return sink.companyFaults();
+    },
+    close: async () => sink.close(),
+  };
 }

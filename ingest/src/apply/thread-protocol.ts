@@ -1,5 +1,12 @@
 /** Messages between the main thread and the apply thread (structured-cloned plain objects). */
-import type { BatchResult, DeadLetter, PruneCursor, PruneOptions, PruneStep } from '@pda/projections';
+import type {
+  BatchResult,
+  CompanyFault,
+  DeadLetter,
+  PruneCursor,
+  PruneOptions,
+  PruneStep,
+} from '@pda/projections';
 import type { SerializedError } from './thread-error.ts';
 import type { WireBatch } from './wire.ts';
 
@@ -10,6 +17,7 @@ export type ThreadRequest =
       readonly changes: WireBatch;
       readonly deadLetters: readonly DeadLetter[];
       readonly sourceCurrentAtMs?: number;
+      readonly onlyCompany?: string;
     }
   | {
       readonly id: number;
@@ -17,9 +25,17 @@ export type ThreadRequest =
       readonly options: PruneOptions;
       readonly cursor: PruneCursor | undefined;
     }
+  | {
+      readonly id: number;
+      readonly type: 'company';
+      /** list: the companies out of service; start/finish: a per-company rebuild (company-rebuild.ts). */
+      readonly action: 'list' | 'start' | 'finish';
+      readonly companyId: string;
+    }
   | { readonly id: number; readonly type: 'close' };
 
 export type ThreadResponse =
   | { readonly id: number; readonly result: BatchResult | null }
   | { readonly id: number; readonly pruned: PruneStep }
+  | { readonly id: number; readonly faults: CompanyFault[] }
   | { readonly id: number; readonly error: SerializedError };

@@ -88,6 +88,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
         ...(applyOptions.sourceCurrentAtMs !== undefined
           ? { sourceCurrentAtMs: applyOptions.sourceCurrentAtMs }
           : {}),
+        ...(applyOptions.onlyCompany !== undefined ? { onlyCompany: applyOptions.onlyCompany } : {}),
       });
       if (!('result' in response) || !response.result) throw new Error('apply thread returned no result');
       return response.result;
@@ -96,6 +97,11 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
       const response = await send({ type: 'prune', options: pruneOptions, cursor });
       if (!('pruned' in response)) throw new Error('apply thread returned no prune step');
       return response.pruned;
+    },
+    async companies(action, companyId) {
+      const response = await send({ type: 'company', action, companyId: companyId ?? '' });
+      if (!('faults' in response)) throw new Error('apply thread returned no company faults');
+      return response.faults;
     },
     async close() {
       if (!worker) return;

@@ -48,6 +48,12 @@ export interface KafkaSourceOptions {
    */
   readonly memberFile?: string;
   readonly logger: Logger;
+  /**
+   * Told of every failed apply before the partition pauses: `logged` = the caller reported it (a
+   * storage fault is logged once per fault, not per partition and retry); `retryMs` replaces the
+   * exponential backoff (a full disk is retried every few seconds so applying resumes soon after).
+   */
+  readonly onApplyFailure?: (error: unknown) => { logged: boolean; retryMs?: number };
 }
 
 /**
@@ -241,7 +247,9 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
     const from = inFlight.failed(ticket);
     if (from === undefined) return; // an earlier chunk of this partition already failed
     const { topic, partition } = ticket;
-    logger.error({ err: error, topic, partition, from }, 'apply failed; partition paused');
+    const reported = options.onApplyFailure?.(error);
+    if (!reported?.logged)
+      logger.error({ err: error, topic, partition, from }, 'apply failed; partition paused');
     const where = [{ topic, partitions: [partition] }];
     try {
       consumer.pause(where);
@@ -256,7 +264,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       } catch (resumeError) {
         logger.warn({ err: String(resumeError), topic, partition }, 'resume after apply failure failed');
       }
-    }, backoff.next()).unref();
+    }, reported?.retryMs ?? backoff.next()).unref();
     resumeTimers.add(timer);
   }
 

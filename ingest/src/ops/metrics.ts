@@ -21,6 +21,12 @@ export interface IngestMetrics {
   readonly registryWaiting: Gauge;
   readonly registryFetches: Counter<'outcome'>;
   readonly writerSchemas: Gauge;
+  /** 1 for the storage fault stopping the writer (full, read_only, io), else 0 (apply/storage-state.ts). */
+  readonly storageFault: Gauge<'kind'>;
+  /** Companies out of service by state (damaged, rebuilding): projections' company_faults. */
+  readonly companiesOutOfService: Gauge<'state'>;
+  /** The companies out of service after the last apply call (/readyz `company_files`). */
+  companyFaults: readonly { companyId: string; state: string; reason: string; detectedAtMs: number }[];
   /** Source commit time (ms) of the last applied change; freshness is computed at scrape time. */
   lastSourceTsMs: number | undefined;
   /** Source time (ms) up to which every change is known applied (heartbeats confirmed while caught up). */
@@ -102,9 +108,24 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
       help: 'Avro writer schemas held (one per registry id seen)',
       registers: [registry],
     }),
+    storageFault: new Gauge({
+      name: 'pda_ingest_storage_fault',
+      help: '1 while applying is paused by this storage fault of the data directory (kind: full, read_only, io), else 0; retried every 2 s',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    companiesOutOfService: new Gauge({
+      name: 'pda_ingest_companies_out_of_service',
+      help: 'Companies whose file is out of service (state: damaged = found deleted or corrupt, waiting for a rebuild; rebuilding)',
+      labelNames: ['state'],
+      registers: [registry],
+    }),
+    companyFaults: [],
     lastSourceTsMs: undefined,
     sourceCurrentAtMs: undefined,
   };
+  metrics.companiesOutOfService.set({ state: 'damaged' }, 0);
+  metrics.companiesOutOfService.set({ state: 'rebuilding' }, 0);
   metrics.registryWaiting.set(0);
   new Gauge({
     name: 'pda_ingest_freshness_seconds',

@@ -52,7 +52,7 @@ export function applyControl(
         }
       });
       writeRoutes(control, plan);
-      control.faults.recordFiles(batch.written ?? [], batch.nowMs);
+      control.faults.recordFiles(batch.written ?? []);
       writeUnroutedTombstones(control, plan);
       insertDeadLetters(statements, batch.deadLetters, rejections, batch.nowMs);
       const appliedHere = outcomes.filter((o) => o === 'applied').length + plan.appliedInControl.length;

@@ -96,12 +96,10 @@ export class CompanyFaults {
   }
 
   /** Companies written by a batch; inside the control transaction (rolled back with it). */
-  recordFiles(companyIds: Iterable<string>, nowMs: number): void {
+  recordFiles(companyIds: Iterable<string>): void {
     for (const id of companyIds) {
       if (this.#known.has(id)) continue;
-      this.#db
-        .prepare('INSERT OR IGNORE INTO company_files (company_id, created_at_ms) VALUES (?, ?)')
-        .run(id, nowMs);
+      this.#db.prepare('INSERT OR IGNORE INTO company_files (company_id) VALUES (?)').run(id);
     }
   }
 

@@ -4,11 +4,9 @@
 -- Every company whose file the writer has written: a file that is missing while its company is
 -- listed here was deleted, not "not created yet", and is never silently created again empty.
 CREATE TABLE company_files (
-  company_id     TEXT PRIMARY KEY, -- the company (its file is companies/<company_id>.sqlite)
-  created_at_ms  INTEGER NOT NULL  -- when the writer first recorded the file [ms since 1970-01-01 UTC]
-) STRICT;
-INSERT INTO company_files (company_id, created_at_ms)
-  SELECT DISTINCT company_id, CAST(unixepoch('subsec') * 1000 AS INTEGER) FROM routes;
+  company_id  TEXT PRIMARY KEY -- the company (its file is companies/<company_id>.sqlite)
+) STRICT, WITHOUT ROWID;
+INSERT INTO company_files (company_id) SELECT DISTINCT company_id FROM routes;
 
 -- Company files out of service: ingest applies nothing to a damaged file (its changes wait for the
 -- per-company rebuild, which reads them again from Kafka), and the api answers 503 for the company

@@ -1,0 +1,69 @@
+/**
+ * The one writer of a data directory (ProjectionStore), opened lazily and CLOSED after a storage
+ * fault (disk full, read-only, I/O error: @pda/projections classifyFault): every descriptor on the
+ * data directory is then released, so an operator can fsck and remount it, and the next retry opens
+ * the files again, on whatever is mounted there by then. Used by the apply thread and, without it,
+ * by the worker itself.
+ */
+import {
+  type ApplyOptions,
+  type BatchResult,
+  type Change,
+  type CompanyFault,
+  ProjectionStore,
+  type ProjectionStoreOptions,
+  type PruneCursor,
+  type PruneOptions,
+  type PruneStep,
+  storageFaultOf,
+} from '@pda/projections';
+import type { ApplySink } from './sink.ts';
+
+export class Writer implements ApplySink {
+  readonly #options: ProjectionStoreOptions;
+  #store: ProjectionStore | undefined;
+
+  constructor(options: ProjectionStoreOptions) {
+    this.#options = options;
+  }
+
+  #run<T>(work: (store: ProjectionStore) => T): T {
+    try {
+      this.#store ??= ProjectionStore.open(this.#options);
+      return work(this.#store);
+    } catch (error) {
+      if (storageFaultOf(error) !== undefined) this.close();
+      throw error;
+    }
+  }
+
+  applyBatch(changes: readonly Change[], options?: ApplyOptions): BatchResult {
+    return this.#run((store) => store.applyBatch(changes, options));
+  }
+
+  pruneTombstones(options: PruneOptions, cursor?: PruneCursor): PruneStep {
+    return this.#run((store) => store.pruneTombstones(options, cursor));
+  }
+
+  companyFaults(): CompanyFault[] {
+    return this.#run((store) => store.companyFaults());
+  }
+
+  startCompanyRebuild(companyId: string): CompanyFault {
+    return this.#run((store) => store.startCompanyRebuild(companyId));
+  }
+
+  finishCompanyRebuild(companyId: string): void {
+    this.#run((store) => store.finishCompanyRebuild(companyId));
+  }
+
+  close(): void {
+    const store = this.#store;
+    this.#store = undefined;
+    try {
+      store?.close();
+    } catch {
+      // Closing checkpoints; on a full or read-only disk that fails, and the handles are gone anyway.
+    }
+  }
+}
