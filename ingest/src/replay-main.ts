@@ -1,6 +1,7 @@
 /**
  * `pnpm --filter @pda/ingest replay -- --file events.jsonl --data-dir DIR`: applies captured
  * Debezium records from a JSONL file through the same decode → apply path as the Kafka worker.
+ * JSON lines, and Avro lines with `--schema-registry-url` (replay/replay.ts).
  * Prints one JSON summary line; exit 2 on bad arguments, 1 on any other failure (one line).
  */
 import { existsSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { replayFile } from './replay/replay.ts';
 import { loadAvscTypes } from './schema-types.ts';
 
 const USAGE =
-  'usage: replay --file <events.jsonl> --data-dir <dir> [--topic-prefix pda] [--batch-size 20000] [--decimal-mode precise|string] [--log-level info]';
+  'usage: replay --file <events.jsonl> --data-dir <dir> [--topic-prefix pda] [--batch-size 20000] [--decimal-mode precise|string] [--schema-registry-url <url>] [--log-level info]';
 
 await runCli(USAGE, async () => {
   const { values: args } = parseArgs({
@@ -25,6 +26,8 @@ await runCli(USAGE, async () => {
       'batch-size': { type: 'string', default: '20000' },
       'decimal-mode': { type: 'string', default: 'precise' },
       'log-level': { type: 'string', default: 'warn' },
+      // The registry's Confluent-compatible API (e.g. http://127.0.0.1:58081/apis/ccompat/v7), for Avro lines.
+      'schema-registry-url': { type: 'string' },
     },
   });
   if (!args.file || !args['data-dir']) throw new UsageError('--file and --data-dir are required');
@@ -38,6 +41,11 @@ await runCli(USAGE, async () => {
   if (mode !== 'precise' && mode !== 'string')
     throw new UsageError('--decimal-mode must be precise or string');
 
+  const registry = args['schema-registry-url'];
+  if (registry !== undefined && !/^https?:\/\/[^\s]+$/.test(registry)) {
+    throw new UsageError('--schema-registry-url must be an http(s) URL');
+  }
+
   const logger = createLogger(args['log-level'], 'replay');
   const totals = await replayFile({
     file,
@@ -47,6 +55,7 @@ await runCli(USAGE, async () => {
     batchSize,
     avscTypes: await loadAvscTypes(logger),
     logger,
+    schemaRegistryUrl: registry,
   });
   process.stdout.write(`${JSON.stringify(totals)}\n`);
 });

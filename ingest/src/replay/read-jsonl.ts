@@ -10,7 +10,9 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RawRecord } from '../decode/index.ts';
 
-export type ReplayLine = { readonly record: RawRecord } | { readonly invalid: string; readonly line: number };
+export type ReplayLine =
+  | { readonly record: RawRecord; readonly lineNo: number }
+  | { readonly invalid: string; readonly line: number };
 
 function asText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
@@ -34,7 +36,7 @@ export function parseReplayLine(text: string, lineNo: number): ReplayLine {
   const bytes = (b64: unknown) => (typeof b64 === 'string' ? Buffer.from(b64, 'base64') : undefined);
   const key = bytes(r.keyBase64) ?? asText(r.key);
   const value = bytes(r.valueBase64) ?? asText(r.value);
-  return { record: { topic: r.topic, partition, offset, key, value } };
+  return { record: { topic: r.topic, partition, offset, key, value }, lineNo };
 }
 
 /** Streams a JSONL file in chunks of at most `chunkSize` lines (blank lines skipped). */
