@@ -19,8 +19,10 @@ export const campaignDir = () => join(repoRoot, '.data', 'fault-campaign');
 
 export function writeResult(caseName: string, result: FaultResult): string {
   mkdirSync(campaignDir(), { recursive: true });
-  const file = join(campaignDir(), `${caseName}.json`);
-  const line = JSON.stringify({ case: caseName, at: new Date().toISOString(), ...result });
+  // A long variant's record sits beside the short one's instead of replacing it.
+  const name = longVariant() ? `${caseName}-long` : caseName;
+  const file = join(campaignDir(), `${name}.json`);
+  const line = JSON.stringify({ case: name, at: new Date().toISOString(), ...result });
   writeFileSync(file, `${line}\n`);
   console.log(`fault campaign: ${line}`);
   return file;
