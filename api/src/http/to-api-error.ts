@@ -1,4 +1,4 @@
-import { ProjectionError } from '@pda/projections';
+import { classifyFault, ProjectionError } from '@pda/projections';
 import { ApiError, rateLimitExceeded } from './api-error.ts';
 import { validationError } from './validation-error.ts';
 
@@ -23,6 +23,21 @@ interface FrameworkError {
 export function toApiError(error: unknown): MappedError {
   if (error instanceof ApiError) {
     return { apiError: error, log: error.status >= 500 ? 'error' : undefined };
+  }
+  if (error instanceof ProjectionError && error.code === 'company_file_damaged') {
+    // Out of service until ingest rebuilds it: logged once per company (plugins/projections.ts).
+    return {
+      apiError: new ApiError('service_unavailable', "This company's data is being rebuilt; retry shortly."),
+      log: undefined,
+    };
+  }
+  if (classifyFault(error) !== undefined) {
+    // SQLite met a damaged file or an I/O error while reading (the open succeeded): never a 500,
+    // the handle is closed by the error handler (a rebuilt file is opened again).
+    return {
+      apiError: new ApiError('service_unavailable', 'The data is temporarily unavailable; retry shortly.'),
+      log: 'error',
+    };
   }
   if (error instanceof ProjectionError) {
     // Missing, older or newer than this build understands (a rebuild in progress, or an ingest

@@ -1,3 +1,4 @@
+import { classifyFault } from '@pda/projections';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
@@ -30,6 +31,10 @@ export default fp(
 
     app.setErrorHandler((error, request, reply) => {
       const { apiError, log } = toApiError(error);
+      // A company file that failed under a query (corrupt, I/O): reopen it on the next request.
+      if (classifyFault(error) !== undefined && request.tenant && app.hasDecorator('projections')) {
+        app.projections.forget(request.tenant.company.id);
+      }
       if (log === 'error') request.log.error({ err: error }, 'request failed');
       else if (log === 'warn') request.log.warn({ err: error }, `request refused: ${apiError.code}`);
       return sendProblem(request, reply, apiError);

@@ -31,6 +31,15 @@ export default fp(
       reopenCheckMs: config.reopenCheckMs,
       now: options.now,
       onSwap: (from, to) => app.log.info({ from, to }, 'projection files swapped; reopening handles'),
+      // Once per change of a company's state, not per request (those are 503s, not logged).
+      onCompanyFault: (companyId, fault) => {
+        if (fault)
+          app.log.warn(
+            { companyId, state: fault.state, reason: fault.reason },
+            `company ${companyId} is out of service (${fault.state}): its requests get 503 until ingest has rebuilt its file`,
+          );
+        else app.log.info({ companyId }, `company ${companyId} is back in service`);
+      },
     });
     app.decorate('projections', files);
     app.addHook('onClose', async () => files.close());

@@ -1,12 +1,16 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type CompanyFault,
+  CompanyFileDamagedError,
+  companyPath,
   controlPath,
   isOutOfDescriptors,
   openCompanyReader,
   openControlReader,
   type ProjectionDb,
   ReadHandle,
+  readCompanyFaults,
 } from '@pda/projections';
 import { LRUCache } from 'lru-cache';
 
@@ -25,6 +29,14 @@ import { LRUCache } from 'lru-cache';
  * The bound comes from the descriptor limit (three descriptors per open file, plugins/projections.ts).
  * Should an open still find no descriptor left (sockets took them), half of the open files are
  * closed and the open retried once; if that fails too the request gets a 503, never a crash.
+ *
+ * Damaged company files (ingest/README.md, "Damaged company files"): a company listed in
+ * control.sqlite's company_faults (damaged, or being rebuilt) gets CompanyFileDamagedError (503) and
+ * its handle is closed; an open handle whose file was deleted or replaced on disk (another inode
+ * under the name) is closed and the file opened again. Both are checked at most every
+ * `reopenCheckMs`, per company for the inode; a query that meets corruption closes the handle
+ * (`forget`). So the api never serves a deleted file's rows nor a rebuild's incomplete file, and
+ * serves the rebuilt one from its next check.
  */
 
 /** What the cache did since the process started (the api's metrics). */
@@ -41,6 +53,8 @@ export interface ProjectionFilesOptions {
   readonly reopenCheckMs: number;
   readonly now: () => number;
   readonly onSwap?: (from: string, to: string) => void;
+  /** A company went out of service or came back (logged once per change, not per request). */
+  readonly onCompanyFault?: (companyId: string, fault: CompanyFault | undefined) => void;
   /** Opens a company file (tests inject failures); default openCompanyReader. */
   readonly openCompany?: (dataDir: string, companyId: string) => ProjectionDb;
 }
@@ -53,6 +67,10 @@ export class ProjectionFiles {
   readonly #companies: LRUCache<string, ReadHandle>;
   #identity: string | undefined;
   #checkedAt = Number.NEGATIVE_INFINITY;
+  /** Companies out of service (company_faults), read with the swap check. */
+  #faults = new Map<string, CompanyFault>();
+  /** Inode of each open company file and when it was last compared with the name on disk. */
+  readonly #opened = new Map<string, { ino: number; checkedAt: number }>();
   #hits = 0;
   #misses = 0;
   #evictions = 0;
@@ -70,15 +88,24 @@ export class ProjectionFiles {
   /** Throws ProjectionError (not found, version not understood). */
   control(): ReadHandle {
     this.#checkSwap();
+    return this.#controlHandle();
+  }
+
+  #controlHandle(): ReadHandle {
     this.#control ??= new ReadHandle(this.#opening(() => openControlReader(this.#dataDir)));
     return this.#control;
   }
 
-  /** Throws ProjectionError (not found, version not understood, invalid id). */
+  /** Throws ProjectionError (not found, version not understood, invalid id, out of service). */
   company(companyId: string): ReadHandle {
     this.#checkSwap();
+    const fault = this.#faults.get(companyId);
+    if (fault) {
+      this.forget(companyId);
+      throw new CompanyFileDamagedError(companyId, `${fault.state}: ${fault.reason}`);
+    }
     const cached = this.#companies.get(companyId);
-    if (cached) {
+    if (cached && this.#sameFile(companyId)) {
       this.#hits++;
       return cached;
     }
@@ -88,7 +115,33 @@ export class ProjectionFiles {
     const open = this.#options.openCompany ?? openCompanyReader;
     const handle = new ReadHandle(this.#opening(() => open(this.#dataDir, companyId)));
     this.#companies.set(companyId, handle);
+    this.#opened.set(companyId, { ino: this.#inode(companyId) ?? -1, checkedAt: this.#options.now() });
     return handle;
+  }
+
+  /** Closes the company's handle (a query met corruption): the next request opens the file again. */
+  forget(companyId: string): void {
+    this.#opened.delete(companyId);
+    this.#companies.delete(companyId);
+  }
+
+  /** Whether the open handle still reads the file under the company's name (checked every reopenCheckMs). */
+  #sameFile(companyId: string): boolean {
+    const opened = this.#opened.get(companyId);
+    const now = this.#options.now();
+    if (!opened || now - opened.checkedAt < this.#options.reopenCheckMs) return true;
+    opened.checkedAt = now;
+    if (this.#inode(companyId) === opened.ino) return true;
+    this.forget(companyId);
+    return false;
+  }
+
+  #inode(companyId: string): number | undefined {
+    try {
+      return statSync(companyPath(this.#dataDir, companyId)).ino;
+    } catch {
+      return undefined;
+    }
   }
 
   get openCompanyCount(): number {
@@ -126,6 +179,7 @@ export class ProjectionFiles {
     this.#control?.close();
     this.#control = undefined;
     this.#companies.clear();
+    this.#opened.clear();
   }
 
   #checkSwap(): void {
@@ -138,6 +192,23 @@ export class ProjectionFiles {
       this.close();
     }
     this.#identity = identity;
+    this.#readFaults();
+  }
+
+  /** company_faults of control.sqlite (a few rows at most); unreadable control keeps the last view. */
+  #readFaults(): void {
+    let faults: Map<string, CompanyFault>;
+    try {
+      faults = new Map(readCompanyFaults(this.#controlHandle().db).map((f) => [f.companyId, f]));
+    } catch {
+      return; // control.sqlite unreadable: the health check and the requests report it
+    }
+    for (const [id, fault] of faults) {
+      const before = this.#faults.get(id);
+      if (before?.state !== fault.state) this.#options.onCompanyFault?.(id, fault);
+    }
+    for (const id of this.#faults.keys()) if (!faults.has(id)) this.#options.onCompanyFault?.(id, undefined);
+    this.#faults = faults;
   }
 
   #readIdentity(): string {
