@@ -8,9 +8,11 @@
  * its own, `bench_reconcile`, in the stack's PostgreSQL: not captured by Debezium, so the shared
  * topics are not loaded with it. Its projection is written by the projections' apply path
  * (ProjectionStore.applyBatch, what ingest calls) from the same rows, into a temp data dir. Then
- * reconcile runs twice over it (the first run reads cold pages) and prints one line per run.
- * `--keep` keeps the schema for the next run (same rows: no new seed).
+ * reconcile runs twice over it (the first run reads cold pages) in a child process of its own, so
+ * its peak RSS is reconcile's alone, and prints one line per run. `--keep` keeps the schema for the
+ * next run (same rows: no new seed).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,10 +26,36 @@ import { CONTROL_PLANS, TENANT_PLANS } from '../ops/src/reconcile/tables.ts';
 
 const SCHEMA = 'bench_reconcile';
 const { values } = parseArgs({
-  options: { sites: { type: 'string', default: '100000' }, keep: { type: 'boolean', default: false } },
+  options: {
+    sites: { type: 'string', default: '100000' },
+    keep: { type: 'boolean', default: false },
+    // Internal: the child that measures (--measure <dataDir> --company <id>).
+    measure: { type: 'string' },
+    company: { type: 'string' },
+  },
 });
 const sites = Number(values.sites);
 const pgConfig = pgConfigFromEnv({ ...readStackEnv(), ...process.env });
+
+if (values.measure !== undefined) {
+  for (const run of ['cold', 'warm']) {
+    const report = await reconcile({
+      pg: pgConfig,
+      dataDir: values.measure,
+      companies: [values.company!],
+      sourceSchema: SCHEMA,
+    });
+    // ru_maxrss: KiB, the process's peak so far.
+    const peakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+    console.log(
+      `reconcile (${run}): ${report.totals.sourceRows} source rows, ${report.totals.projectionRows} projection rows, ` +
+        `${report.totals.differences} differences in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+        `${report.rowsPerSecond} rows/s, peak RSS ${peakMiB} MiB`,
+    );
+  }
+  process.exit(0);
+}
+
 const client = new pg.Client(pgConfig);
 await client.connect();
 
@@ -94,27 +122,15 @@ async function project(company: string, dataDir: string): Promise<number> {
   return rows;
 }
 
-let peakRss = 0;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-}, 100);
 const dataDir = mkdtempSync(join(tmpdir(), 'reconcile-bench-'));
 try {
   const company = await seed();
   const started = performance.now();
   const projected = await project(company, dataDir);
   console.log(`projected ${projected} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  for (const run of ['cold', 'warm']) {
-    peakRss = process.memoryUsage().rss;
-    const report = await reconcile({ pg: pgConfig, dataDir, companies: [company], sourceSchema: SCHEMA });
-    console.log(
-      `reconcile (${run}): ${report.totals.sourceRows} source rows, ${report.totals.projectionRows} projection rows, ` +
-        `${report.totals.differences} differences in ${(report.durationMs / 1000).toFixed(1)} s: ` +
-        `${report.rowsPerSecond} rows/s, peak RSS ${Math.round(peakRss / 2 ** 20)} MiB`,
-    );
-  }
+  const args = [import.meta.filename, '--measure', dataDir, '--company', company];
+  process.stdout.write(execFileSync(process.execPath, args, { encoding: 'utf8' }));
 } finally {
-  clearInterval(sampler);
   rmSync(dataDir, { recursive: true, force: true });
   if (!values.keep) await client.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
   await client.end();
