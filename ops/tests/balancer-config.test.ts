@@ -25,8 +25,17 @@ const TWO_NODES = {
 function haproxyCheck(config: string): string {
   const file = join(dir, `haproxy-${Math.random().toString(36).slice(2)}.cfg`);
   writeFileSync(file, config);
-  // Throws (with haproxy's message) on an invalid file; warnings are returned to be asserted on.
-  return execFileSync('haproxy', ['-c', '-f', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    return execFileSync('haproxy', ['-c', '-f', file], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code?: string; stdout?: string; stderr?: string };
+    if (code === 'ENOENT')
+      throw new Error('haproxy not found: apt-get install haproxy (scripts/test.sh does)');
+    throw new Error(`haproxy -c rejected the configuration:\n${stdout ?? ''}${stderr ?? ''}`);
+  }
 }
 
 describe('renderHaproxyConfig', () => {
