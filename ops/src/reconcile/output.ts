@@ -2,6 +2,7 @@
 import type { Difference, ReconcileProgress, ReconcileReport } from './types.ts';
 
 const n = (value: number) => value.toLocaleString('en-US');
+const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
 
 /** One line per progress event worth showing, or undefined (small tables say nothing on their own). */
 export function formatProgress(progress: ReconcileProgress, largeRows = 50_000): string | undefined {
@@ -37,7 +38,7 @@ function differenceLines(difference: Difference): string[] {
 export function formatReport(report: ReconcileReport): string {
   const t = report.totals;
   const lines = [
-    `checked ${n(t.companies)} companies, ${n(t.tables)} tables: ${n(t.sourceRows)} source rows, ${n(t.projectionRows)} projection rows (${(report.durationMs / 1000).toFixed(1)} s, ${n(report.rowsPerSecond)} rows/s)`,
+    `checked ${plural(t.companies, 'company', 'companies')}, ${plural(t.tables, 'table', 'tables')}: ${n(t.sourceRows)} source rows, ${n(t.projectionRows)} projection rows in ${(report.durationMs / 1000).toFixed(1)} s (${n(report.rowsPerSecond)} rows/s)`,
   ];
   if (t.differences > 0) {
     lines.push(

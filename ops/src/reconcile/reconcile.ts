@@ -162,6 +162,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
     }
     positions.push(controlSnapshot);
 
+    const scanMs = performance.now() - started;
     // Rows that differed: read again until they settle.
     const settled = await settle(
       candidates,
@@ -241,7 +242,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         unsettled: unsettled.length,
       },
       durationMs,
-      rowsPerSecond: durationMs > 0 ? Math.round((sourceRows * 1000) / durationMs) : sourceRows,
+      rowsPerSecond: scanMs > 0 ? Math.round((sourceRows * 1000) / scanMs) : sourceRows,
     };
   } finally {
     files.close();

@@ -86,7 +86,7 @@ export interface ReconcileReport {
   readonly notCaughtUp: NotCaughtUp | null;
   readonly totals: ReconcileTotals;
   readonly durationMs: number;
-  /** Source rows compared per second over the whole run. */
+  /** Source rows compared per second by the full pass (reading differing rows again not counted). */
   readonly rowsPerSecond: number;
 }
 
