@@ -6,7 +6,10 @@
  *
  * One warning when a fault starts and one line when applying works again, with how long it lasted:
  * the per-partition failures in between are not logged again (a full disk would otherwise log one
- * line per partition per retry). /readyz carries it as `storage`; pda_ingest_storage_fault{kind} is
+ * line per partition per retry). A nearly full disk flaps — a small batch still fits in the WAL's
+ * reused space, the next one does not — so the fault ends only after `quietMs` without a failure
+ * since the first apply that worked again (measured: a 48 MiB tmpfs filled to its last block gave
+ * one success 5.7 s into the fault). /readyz carries it as `storage`; pda_ingest_storage_fault{kind} is
  * 1 for the current fault.
  */
 import { probeStorage, type StorageFaultKind, storageFaultOf } from '@pda/projections';
@@ -47,14 +50,42 @@ export function createStorageState(deps: {
   logger: Logger;
   metrics: IngestMetrics;
   retryMs?: number;
+  quietMs?: number;
   now?: () => number;
 }): StorageState {
   const now = deps.now ?? Date.now;
-  let fault: { kind: StorageFaultKind; sinceMs: number; error: string; failures: number } | undefined;
+  const quietMs = deps.quietMs ?? 3_000;
+  let fault:
+    | {
+        kind: StorageFaultKind;
+        sinceMs: number;
+        error: string;
+        failures: number;
+        lastFailureMs: number;
+        /** The first apply that worked after the last failure. */
+        workedAtMs: number | undefined;
+      }
+    | undefined;
   const gauge = (current: StorageFaultKind | undefined) => {
     for (const kind of KINDS) deps.metrics.storageFault.set({ kind }, kind === current ? 1 : 0);
   };
   gauge(undefined);
+
+  /** Ends the fault once applying has worked for `quietMs` without a failure. */
+  function settle(): undefined {
+    if (!fault || fault.workedAtMs === undefined || now() - fault.lastFailureMs < quietMs) return;
+    deps.logger.info(
+      {
+        storage: fault.kind,
+        pausedSeconds: (fault.workedAtMs - fault.sinceMs) / 1000,
+        failures: fault.failures,
+        resumedAt: new Date(fault.workedAtMs).toISOString(),
+      },
+      'applying resumed: the data directory accepts writes again',
+    );
+    fault = undefined;
+    gauge(undefined);
+  }
 
   return {
     retryMs: deps.retryMs ?? 2_000,
@@ -66,9 +97,18 @@ export function createStorageState(deps: {
       const message = error instanceof Error ? error.message : String(error);
       if (fault && fault.kind === kind) {
         fault.failures++;
+        fault.lastFailureMs = now();
+        fault.workedAtMs = undefined;
         return true;
       }
-      fault = { kind, sinceMs: now(), error: message, failures: 1 };
+      fault = {
+        kind,
+        sinceMs: now(),
+        error: message,
+        failures: 1,
+        lastFailureMs: now(),
+        workedAtMs: undefined,
+      };
       gauge(kind);
       deps.logger.warn(
         { storage: kind, err: message, dataDir: deps.dataDir() },
@@ -78,22 +118,23 @@ export function createStorageState(deps: {
     },
     applied() {
       if (!fault) return;
-      deps.logger.info(
-        { storage: fault.kind, pausedSeconds: (now() - fault.sinceMs) / 1000, failures: fault.failures },
-        'applying resumed: the data directory accepts writes again',
-      );
-      fault = undefined;
-      gauge(undefined);
+      fault.workedAtMs ??= now();
+      settle();
     },
-    faulted: () => fault !== undefined,
-    health: () =>
-      fault
+    faulted: () => {
+      settle();
+      return fault !== undefined;
+    },
+    health: () => {
+      settle();
+      return fault
         ? {
             status: fault.kind,
             since: new Date(fault.sinceMs).toISOString(),
             error: fault.error,
             failures: fault.failures,
           }
-        : { status: 'ok' },
+        : { status: 'ok' };
+    },
   };
 }

@@ -1,0 +1,164 @@
+// Fault campaign, the data directory full (docs/operations.md, "Storage faults"): ingest's
+// INGEST_DATA_DIR is on a small tmpfs the test mounts; under a continuous writer (PostgreSQL → a
+// private Debezium connector → Kafka) the file system is filled to its last block. Ingest must stop
+// applying without committing Kafka offsets past what it applied, say why once in its log, in
+// /readyz and in pda_ingest_storage_fault, corrupt no file (integrity_check), and resume by itself,
+// without a restart, when the space comes back; the companies then equal PostgreSQL.
+// The long variant (PDA_FAULTS_LONG=1) keeps the disk full for 60 s instead of 8.
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { PrivateConnector } from '../src/private-connector.ts';
+import { startPrivateConnector } from '../src/private-connector.ts';
+import { kafkaClient, waitFor } from '../src/stack-env.ts';
+import { settledComparison } from './support/compare.ts';
+import { type IngestProcess, startIngest } from './support/ingest-process.ts';
+import { longVariant, writeLog, writeResult } from './support/result.ts';
+import { fillUp, integrityProblems, type Mounted, mountTmpfs } from './support/storage.ts';
+import {
+  committedChanges,
+  createCompanies,
+  faultTolerantPool,
+  startContinuousWriter,
+} from './support/writer.ts';
+
+const FULL_MS = longVariant() ? 60_000 : 8_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (n: number) => Math.round(n * 100) / 100;
+
+interface Readyz {
+  status: string;
+  lag: number | null;
+  storage: { status: string; since?: string; error?: string; failures?: number };
+}
+
+/** The group's committed offsets, summed over the connector's data partitions. */
+async function committedTotal(groupId: string, prefix: string): Promise<number> {
+  const admin = kafkaClient('fault-disk-full').admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.public.`));
+    const offsets = await admin.fetchOffsets({ groupId, topics });
+    return offsets.flatMap((t) => t.partitions).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe('fault: the data directory full', () => {
+  const pool = faultTolerantPool();
+  let mounted: Mounted | undefined;
+  let connector: PrivateConnector | undefined;
+  let ingest: IngestProcess | undefined;
+  afterAll(async () => {
+    if (ingest?.alive()) await ingest.kill9();
+    await mounted?.unmount();
+    await connector?.remove(kafkaClient('fault-disk-full-cleanup'));
+    await pool.end();
+  });
+
+  it(
+    'ingest pauses with one line, /readyz and a metric, corrupts nothing and resumes by itself',
+    async () => {
+      mounted = await mountTmpfs('disk-full', 48);
+      const { dataDir, mountPoint } = mounted;
+      // Only what is written from now on: the projection stays small enough for the tmpfs.
+      connector = await startPrivateConnector('diskfull', { 'snapshot.mode': 'no_data' });
+      const [company, other] = (await createCompanies(pool, 'disk-full', 2, 20)) as [string, string];
+      const groupId = `e2e-fault-disk-full-${randomUUID()}`;
+      ingest = startIngest({ dataDir, groupId, env: { INGEST_TOPIC_PREFIX: connector.topicPrefix } });
+      const port = await ingest.adminPort();
+      const readyz = async () => (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as Readyz;
+      await ingest.firstAppliedSeconds(120_000);
+      await ingest.caughtUpSeconds(120_000);
+
+      const writer = startContinuousWriter(pool, { company, other });
+      let summary: Awaited<ReturnType<typeof writer.stop>>;
+      let detectSeconds: number;
+      let resumeSeconds: number;
+      let whileFull: { readyz: Readyz; faultMetric: number; committedBefore: number; committedAfter: number };
+      const filler = join(mountPoint, 'filler');
+      try {
+        await pause(3_000);
+        const filledAt = Date.now();
+        const filled = fillUp(filler);
+        // The WAL reuses its own space for a while: the fault shows once a file must grow.
+        const faulted = await waitFor(
+          '/readyz storage full',
+          async () => {
+            const body = await readyz();
+            return body.storage.status === 'full' && body;
+          },
+          { timeoutMs: 90_000, intervalMs: 100 },
+        );
+        detectSeconds = (Date.now() - filledAt) / 1000;
+        expect(faulted.status).toBe('not_ready');
+        const committedBefore = await committedTotal(groupId, connector.topicPrefix);
+        await pause(FULL_MS);
+        const committedAfter = await committedTotal(groupId, connector.topicPrefix);
+        whileFull = {
+          readyz: await readyz(),
+          faultMetric: await ingest.metric('pda_ingest_storage_fault', 'kind="full"'),
+          committedBefore,
+          committedAfter,
+        };
+        // Integrity while the disk is still full (the writer's files were closed after its failure).
+        expect(integrityProblems(dataDir)).toEqual([]);
+        const freedAt = Date.now();
+        rmSync(filler);
+        // Resumed = the first batch applied after the space came back; /readyz says ok once
+        // applying has worked for 3 s without a failure (storage-state.ts).
+        resumeSeconds = await ingest.firstAppliedSeconds(60_000, freedAt);
+        await waitFor('/readyz storage ok', async () => (await readyz()).storage.status === 'ok', {
+          timeoutMs: 60_000,
+          intervalMs: 100,
+        });
+        expect(filled).toBeGreaterThan(0);
+        await pause(2_000);
+      } finally {
+        summary = await writer.stop();
+      }
+      await ingest.caughtUpSeconds(120_000, Date.now());
+      const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
+      const integrity = integrityProblems(dataDir);
+      const since = ingest.spawnedAt;
+      const paused = ingest.lines.filter((l) => String(l.msg).startsWith('applying paused'));
+      const resumed = ingest.lines.filter(
+        (l) => l.msg === 'applying resumed: the data directory accepts writes again',
+      );
+      const perPartition = ingest.lines.filter((l) => l.msg === 'apply failed; partition paused');
+      writeLog(
+        'disk-full',
+        'ingest-warnings',
+        ingest.lines.filter((l) => Number(l.level) >= 40),
+      );
+      const exitCode = await ingest.stop();
+
+      writeResult('disk-full', {
+        fault: `the data directory (a 48 MiB tmpfs) filled to its last block for ${FULL_MS / 1000} s under a continuous writer`,
+        whatHappened: `ingest stopped applying ${round(detectSeconds)} s after the disk filled (/readyz 503 storage "full", pda_ingest_storage_fault{kind="full"} 1, ${paused.length} log line), committed no offset while full (${whileFull.committedBefore} → ${whileFull.committedAfter}), and resumed by itself ${round(resumeSeconds)} s after space was freed, no restart; integrity_check ok on every file`,
+        recoverySeconds: round(resumeSeconds),
+        differences: comparison.differences.length,
+        failedRequests: null,
+        detectSeconds: round(detectSeconds),
+        failuresWhileFull: whileFull.readyz.storage.failures ?? null,
+        warnings: ingest.warnings(since),
+        integrity,
+        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        sampleDifferences: comparison.differences.slice(0, 10),
+      });
+      expect(whileFull.readyz.storage.status).toBe('full');
+      expect(whileFull.faultMetric).toBe(1);
+      expect(whileFull.committedAfter).toBe(whileFull.committedBefore);
+      expect(paused).toHaveLength(1);
+      expect(resumed).toHaveLength(1);
+      expect(perPartition).toEqual([]);
+      expect(integrity).toEqual([]);
+      expect(comparison.differences).toEqual([]);
+      expect(comparison.rowsCompared).toBeGreaterThan(40);
+      expect(exitCode).toBe(0);
+    },
+    longVariant() ? 900_000 : 300_000,
+  );
+});

@@ -1,0 +1,141 @@
+// Small file systems the storage-fault cases mount under a temp dir as ingest's data directory (we
+// run as root): a size-limited tmpfs to fill, or a loop-mounted ext4 image with errors=remount-ro
+// that the kernel turns read-only on request (trigger_fs_error, as after a real file-system error).
+// Each is unmounted in teardown. Also: filling a file system to the last block, and SQLite's
+// integrity check over every projection file of a data directory.
+import { execFile } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
+import { openReader } from '@pda/projections';
+import { waitFor } from '../../src/stack-env.ts';
+
+const run = promisify(execFile);
+
+export interface Mounted {
+  readonly mountPoint: string;
+  /** The data directory inside the mount (created). */
+  readonly dataDir: string;
+  unmount(): Promise<void>;
+}
+
+/** A tmpfs of `sizeMb` MiB. */
+export async function mountTmpfs(label: string, sizeMb: number): Promise<Mounted> {
+  const mountPoint = mkdtempSync(join(tmpdir(), `fault-${label}-`));
+  await run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', mountPoint]);
+  const dataDir = join(mountPoint, 'data');
+  mkdirSync(dataDir);
+  return { mountPoint, dataDir, unmount: () => unmountAll(mountPoint) };
+}
+
+export interface Ext4Mount extends Mounted {
+  /** The kernel's own reaction to a file-system error: remounted read-only (emergency_ro). */
+  failReadOnly(): Promise<void>;
+  /** What an operator does after it: unmount (retried until ingest has let go), fsck, mount again. */
+  repair(): Promise<{ unmountSeconds: number }>;
+}
+
+/** A loop-mounted ext4 image of `sizeMb` MiB, mounted with errors=remount-ro. */
+export async function mountExt4(label: string, sizeMb: number): Promise<Ext4Mount> {
+  const base = mkdtempSync(join(tmpdir(), `fault-${label}-`));
+  const image = join(base, 'fs.img');
+  const mountPoint = join(base, 'mnt');
+  mkdirSync(mountPoint);
+  await run('truncate', ['-s', `${sizeMb}M`, image]);
+  await run('mkfs.ext4', ['-q', '-F', image]);
+  const mount = () => run('mount', ['-o', 'loop,errors=remount-ro', image, mountPoint]);
+  await mount();
+  const dataDir = join(mountPoint, 'data');
+  mkdirSync(dataDir);
+  const device = async () =>
+    basename((await run('findmnt', ['-n', '-o', 'SOURCE', mountPoint])).stdout.trim());
+  return {
+    mountPoint,
+    dataDir,
+    async failReadOnly() {
+      await run('sh', ['-c', `echo 1 > /sys/fs/ext4/${await device()}/trigger_fs_error`]);
+    },
+    async repair() {
+      const started = Date.now();
+      // ingest closes its files after each failed write; between its retries nothing is open.
+      await waitFor(
+        'the file system to unmount (ingest has closed its files)',
+        async () => {
+          await run('umount', [mountPoint]);
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      const unmountSeconds = (Date.now() - started) / 1000;
+      // e2fsck exits 1 when it fixed something (the error flag), which is the expected outcome.
+      await run('e2fsck', ['-fy', image]).catch((error: { code?: number }) => {
+        if (error.code !== 1) throw error;
+      });
+      await mount();
+      return { unmountSeconds };
+    },
+    async unmount() {
+      await unmountAll(mountPoint);
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+async function unmountAll(mountPoint: string): Promise<void> {
+  // Lazy: a process that still holds a file (a failed test) must not keep the mount forever.
+  await run('umount', ['-l', mountPoint]).catch(() => undefined);
+  rmSync(mountPoint, { recursive: true, force: true });
+}
+
+/** Writes `path` until the file system is full (ENOSPC), to the last block; returns bytes written. */
+export function fillUp(path: string): number {
+  const fd = openSync(path, 'w');
+  let written = 0;
+  try {
+    for (const size of [1 << 20, 64 << 10, 4 << 10, 512]) {
+      const chunk = Buffer.alloc(size, 0x61);
+      for (;;) {
+        try {
+          written += writeSync(fd, chunk);
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'ENOSPC') throw error;
+          break;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return written;
+}
+
+/** PRAGMA integrity_check of control.sqlite and every company file (read-only); the failures. */
+export function integrityProblems(dataDir: string): string[] {
+  const files = [join(dataDir, 'control.sqlite')];
+  const companies = join(dataDir, 'companies');
+  if (existsSync(companies)) {
+    for (const name of readdirSync(companies))
+      if (name.endsWith('.sqlite')) files.push(join(companies, name));
+  }
+  const problems: string[] = [];
+  for (const file of files) {
+    const db = openReader(file);
+    try {
+      const result = db.pragma('integrity_check', { simple: true });
+      if (result !== 'ok') problems.push(`${basename(file)}: ${String(result)}`);
+    } finally {
+      db.close();
+    }
+  }
+  return problems;
+}
