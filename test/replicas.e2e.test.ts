@@ -7,18 +7,18 @@
 // its projections are fresh; the budget is enforced once across both nodes; both data directories
 // then equal PostgreSQL. The measured figures go to .data/fault-campaign/replicas.json.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { reconcile } from '@pda/ops';
 import { freePort } from '@pda/projections/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeResult } from './faults/support/result.ts';
 import { type Balancer, type Redis, startBalancer, startRedis } from './src/balancer.ts';
 import { type Answer, get, startPagingLoad } from './src/paging-load.ts';
 import { seedCompany, writeRandomly } from './src/random-writer.ts';
 import { issueKey } from './src/read-side.ts';
 import { createNode, nodePorts, type ReplicaNode } from './src/replica-node.ts';
-import { inTransaction, pgPool, repoRoot, waitFor } from './src/stack-env.ts';
+import { inTransaction, pgPool, waitFor } from './src/stack-env.ts';
 
 /** Requests per window per key and per client address (API_RATE_LIMIT_MAX), window 60 s. */
 const MAX = 600;
@@ -48,15 +48,6 @@ async function serverStatus(backend: string, server: string): Promise<string> {
 
 beforeAll(async () => {
   pool = pgPool();
-  await inTransaction(pool, [
-    ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Replicas e2e', 'USD')", [company]],
-    ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Replicas e2e (other)', 'USD')", [other]],
-  ]);
-  await seedCompany(pool, company, 40);
-  await seedCompany(pool, other, 8);
-  for (let i = 0; i < 3; i++)
-    pagingKeys.push(await issueKey(pool, company, ['sites:read'], `replicas paging ${i}`));
-
   redis = await startRedis();
   const balancerPort = await freePort();
   const api = {
@@ -72,10 +63,18 @@ beforeAll(async () => {
   const ports = await nodePorts();
   a = createNode({ name: 'a', host: '127.0.0.11', ports, api });
   b = createNode({ name: 'b', host: '127.0.0.12', ports, api });
-  for (const node of [a, b]) {
-    node.startIngest();
-    node.startApi();
-  }
+  // The ingests start reading every topic from the beginning while the test's data is written.
+  for (const node of [a, b]) node.startIngest();
+
+  await inTransaction(pool, [
+    ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Replicas e2e', 'USD')", [company]],
+    ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Replicas e2e (other)', 'USD')", [other]],
+  ]);
+  await seedCompany(pool, company, 40);
+  await seedCompany(pool, other, 8);
+  for (let i = 0; i < 3; i++)
+    pagingKeys.push(await issueKey(pool, company, ['sites:read'], `replicas paging ${i}`));
+  for (const node of [a, b]) node.startApi();
   balancer = await startBalancer({
     port: balancerPort,
     sourceAddress: BALANCER_ADDRESS,
@@ -284,9 +283,8 @@ describe('a node dies under load and comes back', () => {
       `replicas: balancer events:\n${balancer.events().join('\n')}\nretried:\n${retried.join('\n')}`,
     );
     const changes = Object.values(written.committed).reduce((sum, n) => sum + n, 0);
-    const result = {
-      case: 'replicas',
-      at: new Date().toISOString(),
+    // The campaign's record (docs/resilience.md), one JSON line.
+    writeResult('replicas', {
       fault: 'one of two nodes behind HAProxy: its api killed (SIGKILL), then its ingest; both restarted',
       whatHappened:
         `${summary.requests} paging requests from ${pagingKeys.length} clients (${JSON.stringify(summary.byNode)}), ` +
@@ -295,11 +293,7 @@ describe('a node dies under load and comes back', () => {
       recoverySeconds,
       differences,
       failedRequests: summary.failed,
-    };
-    const dir = join(repoRoot, '.data', 'fault-campaign');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'replicas.json'), `${JSON.stringify(result)}\n`);
-    console.log(`fault campaign: ${JSON.stringify(result)}`);
+    });
 
     expect(summary.failures).toEqual([]);
     expect(differences).toBe(0);
