@@ -7,7 +7,7 @@ import { userPath } from '@pda/projections/cli';
 import type pg from 'pg';
 import { pgConfigFromEnv } from '../pg/pg-config.ts';
 import { readStackEnv } from '../stack-env.ts';
-import { formatProgress, formatReport } from './output.ts';
+import { formatReport, progressPrinter } from './output.ts';
 import { DEFAULT_WAIT_MS, reconcile } from './reconcile.ts';
 
 const USAGE = `usage: pnpm -s reconcile [--company <uuid>]... [--data-dir <dir>] [--json] [--pg-url <url>] [--wait-s N]
@@ -85,10 +85,7 @@ async function main(): Promise<number> {
       dataDir: args.dataDir,
       ...(args.companies ? { companies: args.companies } : {}),
       waitMs: args.waitMs,
-      onProgress: (progress) => {
-        const line = formatProgress(progress);
-        if (line) process.stderr.write(`${line}\n`);
-      },
+      onProgress: progressPrinter((line) => process.stderr.write(`${line}\n`)),
     });
     process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
     return report.ok ? 0 : 1;

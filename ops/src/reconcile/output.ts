@@ -4,7 +4,30 @@ import type { Difference, ReconcileProgress, ReconcileReport } from './types.ts'
 const n = (value: number) => value.toLocaleString('en-US');
 const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
 
-/** One line per progress event worth showing, or undefined (small tables say nothing on their own). */
+/**
+ * The progress lines worth showing: every chunk of a large table, a company that is large, has
+ * rows to read again or is the last one, else at most one company line every `everyMs` (thousands
+ * of small companies must not print thousands of lines), and each round of re-reading.
+ */
+export function progressPrinter(
+  write: (line: string) => void,
+  { largeRows = 50_000, largeCompanyRows = 10_000, everyMs = 5_000, now = () => Date.now() } = {},
+): (progress: ReconcileProgress) => void {
+  let lastCompanyLine = now();
+  return (progress) => {
+    const line = formatProgress(progress, largeRows);
+    if (line === undefined) return;
+    if (progress.kind === 'company') {
+      const notable =
+        progress.rows >= largeCompanyRows || progress.candidates > 0 || progress.index === progress.count;
+      if (!notable && now() - lastCompanyLine < everyMs) return;
+      lastCompanyLine = now();
+    }
+    write(line);
+  };
+}
+
+/** One line per progress event, or undefined (a small table's end says nothing on its own). */
 export function formatProgress(progress: ReconcileProgress, largeRows = 50_000): string | undefined {
   switch (progress.kind) {
     case 'table':
