@@ -6,7 +6,7 @@
 // keeps changing rows reports nothing, because rows merely in flight settle.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reconcile } from '@pda/ops';
@@ -68,6 +68,26 @@ async function untilEqual(companies: string[], dataDir = readSide.dataDir): Prom
   );
 }
 
+/** A copy of control.sqlite and of `companies`' files, that no ingest writes. */
+function copyProjection(companies: string[]): string {
+  const copy = mkdtempSync(join(tmpdir(), 'reconcile-copy-'));
+  mkdirSync(join(copy, 'companies'));
+  const files = [
+    [controlPath(readSide.dataDir), controlPath(copy)],
+    ...companies.map((id) => [companyPath(readSide.dataDir, id), companyPath(copy, id)]),
+  ];
+  for (const [from, to] of files) {
+    // VACUUM INTO needs a connection that may write (it writes the copy, not this file).
+    const db = openWriter(from!);
+    try {
+      db.prepare('VACUUM INTO ?').run(to);
+    } finally {
+      db.close();
+    }
+  }
+  return copy;
+}
+
 const firstId = async (table: string, id = company): Promise<string> =>
   (await pool.query(`SELECT id::text AS id FROM ${table} WHERE company_id = $1 ORDER BY id LIMIT 1`, [id]))
     .rows[0].id;
@@ -93,6 +113,8 @@ describe('reconcile on the real pipeline', () => {
       dataDir: readSide.dataDir,
       companies: [company],
       waitMs: 60_000,
+      // Small batches: every table goes through the cursor and the keyset pages, not one query.
+      batchRows: 5,
       onProgress: (p) => progress.push(p.kind),
     });
     expect(report.differences).toEqual([]);
@@ -200,7 +222,11 @@ describe('reconcile on the real pipeline', () => {
     expect(ok.stdout).toMatch(/result: no differences/);
 
     expect((await runCli(['--help'])).code).toBe(0);
+    // A data dir whose company file is not a database (corrupted on disk).
+    const corrupt = copyProjection([]);
+    writeFileSync(companyPath(corrupt, clean), 'not a database'.repeat(400));
     for (const [args, message] of [
+      [['--company', clean, '--data-dir', corrupt], /^error: projection file .* could not be read/],
       [['--wait-s', 'soon', ...dataDir], /^error: --wait-s must be a whole number/],
       [['--company', 'ACME', ...dataDir], /^error: not a company id/],
       [['--data-dir', join(tmpdir(), `no-such-${randomUUID()}`)], /^error: projection file not found/],
@@ -216,20 +242,7 @@ describe('reconcile on the real pipeline', () => {
 
   it('says "not caught up" (exit 1), not "different", when the projection cannot reach the source', async () => {
     // A copy of the projection that no ingest writes: a change made after it never lands there.
-    const copy = mkdtempSync(join(tmpdir(), 'reconcile-stale-'));
-    mkdirSync(join(copy, 'companies'));
-    for (const [from, to] of [
-      [controlPath(readSide.dataDir), controlPath(copy)],
-      [companyPath(readSide.dataDir, clean), companyPath(copy, clean)],
-    ] as const) {
-      // VACUUM INTO needs a connection that may write (it writes the copy, not this file).
-      const db = openWriter(from);
-      try {
-        db.prepare('VACUUM INTO ?').run(to);
-      } finally {
-        db.close();
-      }
-    }
+    const copy = copyProjection([clean]);
     const { rows } = await pool.query<{ id: string }>(
       "INSERT INTO sites (company_id, name) VALUES ($1, 'Opened after the copy') RETURNING id::text AS id",
       [clean],

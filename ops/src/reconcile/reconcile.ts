@@ -2,7 +2,7 @@
 // Per company, one source snapshot; every captured table merge-joined with the company file by
 // primary key, a batch at a time from each side; then control.sqlite's tables. Rows that differ are
 // read again until they settle (settle.ts), so a row merely in flight is never reported.
-import { isUuid, type ProjectionDb } from '@pda/projections';
+import { companyPath, isUuid, type ProjectionDb } from '@pda/projections';
 import { mergeCompare, rowId, type Values } from './compare.ts';
 import {
   ALL,
@@ -43,6 +43,15 @@ function controlCompany(difference: Difference): string | null {
 }
 
 export class InvalidReconcileRequest extends Error {}
+
+/** A SQLite error met while reading a company file (corrupt pages), with the file named. */
+function namedFileError(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.includes(path)) return error;
+  return new Error(`projection file ${path} could not be read (${code}: ${message})`, { cause: error });
+}
 
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
   const started = performance.now();
@@ -113,18 +122,22 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         source: { where: 'company_id = $1', params: [company] },
         projection: ALL,
       };
-      const db = files.company(company);
       const tables: TableCount[] = [];
       let snapshot: Snapshot;
       try {
-        snapshot = await source.begin();
+        const db = files.company(company);
         try {
-          for (const plan of TENANT_PLANS) tables.push(await compareTable(plan, scope, db, () => company));
+          snapshot = await source.begin();
+          try {
+            for (const plan of TENANT_PLANS) tables.push(await compareTable(plan, scope, db, () => company));
+          } finally {
+            await source.end();
+          }
         } finally {
-          await source.end();
+          db?.close();
         }
-      } finally {
-        db?.close();
+      } catch (error) {
+        throw namedFileError(error, companyPath(options.dataDir, company));
       }
       positions.push(snapshot);
       const sourceRows = tables.reduce((sum, t) => sum + t.sourceRows, 0);
