@@ -1,7 +1,7 @@
 import { existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Change, companyPath, ProjectionStore } from '../src/index.ts';
+import { type Change, companyPath, ProjectionStore, RebuildNotCaughtUpError } from '../src/index.ts';
 import { makeDelete, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { A, B, C, companyRows, controlRows, id, tempDataDir } from './helpers.ts';
 
@@ -89,37 +89,69 @@ describe('damaged company files', () => {
     store.close();
   });
 
-  it('a rebuild applies live changes and the backfill (only its company) in any order, then serves the file', () => {
+  it('a rebuild replays the company from the backfill, moves out of it included, and finishes once it covers the live batches', () => {
     const { dir, store, tick } = seeded();
-    // Live history that the backfill reads again: a move out of B, a delete, a move into B.
+    const notes = 'n'.repeat(3000);
+    const withNotes = (n: number, company: string, lsn: number, name: string): Change =>
+      makeUpsert('sites', sampleRow('sites', { id: id(n), company_id: company, name, notes }), lsn);
+    // The topics as the backfill reads them again (in order): the seed, then what came later.
     const history: Change[] = [
       site(1, A, 10),
       site(2, A, 11),
-      site(3, B, 12),
+      withNotes(3, B, 12, 'site 3'),
       site(4, B, 13),
       site(5, C, 14),
       site(6, C, 15),
-      site(3, A, 50, 'moved to A'),
+    ];
+    store.applyBatch(history.slice(2, 3)); // site 3's notes are in B's file only
+    rmSync(companyPath(dir, B));
+    tick(5_000);
+    // While B is damaged: site 3 moves to A by an update that left the TOASTed notes out (its
+    // move waits: its values are in B's lost file), site 4 is deleted, site 5 moves into B.
+    const later: Change[] = [
+      makeUpsert('sites', sampleRow('sites', { id: id(3), company_id: A, name: 'moved to A' }), 50, {
+        unavailable: ['notes'],
+      }),
       makeDelete('sites', { id: id(4) }, 51),
       site(5, B, 52, 'moved to B'),
     ];
-    rmSync(companyPath(dir, B));
-    tick(5_000);
-    store.applyBatch(history.slice(6)); // B is found missing; its share of these is skipped
+    store.applyBatch(later);
     expect(store.companyFaults()[0]).toMatchObject({ companyId: B, state: 'damaged' });
+    expect(names(dir, A)).toEqual([`${id(1)}:site 1`, `${id(2)}:site 2`]);
 
-    const started = store.startCompanyRebuild(B);
-    expect(started.state).toBe('rebuilding');
-    // A live change after the rebuild started goes to the new file, before the backfill.
-    store.applyBatch([site(8, B, 60, 'live')]);
+    expect(store.startCompanyRebuild(B).state).toBe('rebuilding');
+    // A live change of B after the start is skipped too, and recorded as the live position.
+    const live = {
+      ...site(8, B, 60, 'live'),
+      origin: { topic: 'pda.public.sites', partition: 0, offset: '9' },
+    };
+    store.applyBatch([live]);
+    expect(() => store.finishCompanyRebuild(B)).toThrow(RebuildNotCaughtUpError);
     expect(() => store.finishCompanyRebuild(A)).toThrow(/not being rebuilt/);
-    const backfill = store.applyBatch(history, { onlyCompany: B });
-    expect(backfill.companies).toBe(1);
-    // The backfill wrote nothing else: A and C keep their live state.
-    expect(names(dir, A)).toEqual([`${id(1)}:site 1`, `${id(2)}:site 2`, `${id(3)}:moved to A`]);
+    // The backfill fills the move's notes from the earlier event, as company-rebuild.ts does.
+    const filled = {
+      ...(later[0] as Change),
+      row: { ...(later[0] as { row: object }).row, notes },
+      unavailable: [],
+    };
+    const backfill = [...history, filled as Change, ...later.slice(1), live];
+    store.applyBatch(backfill.slice(0, 5), { onlyCompany: B, readUpTo: { 'pda.public.sites/0': '4' } });
+    expect(() => store.finishCompanyRebuild(B)).toThrow(/read pda.public.sites\/0 up to 4/);
+    store.applyBatch(backfill.slice(5), { onlyCompany: B, readUpTo: { 'pda.public.sites/0': '9' } });
     store.finishCompanyRebuild(B);
     expect(store.companyFaults()).toEqual([]);
     expect(names(dir, B)).toEqual([`${id(5)}:moved to B`, `${id(8)}:live`]);
+    // The move that waited reached A with its notes; C is as before (the backfill wrote nothing else).
+    expect(companyRows(dir, A, 'sites').map((r) => [r.name, r.notes])).toEqual([
+      ['site 1', expect.anything()],
+      ['site 2', expect.anything()],
+      ['moved to A', notes],
+    ]);
+    expect(controlRows(dir, 'routes').find((r) => r.id === id(3))).toMatchObject({
+      company_id: A,
+      _src_lsn: 50,
+    });
+    expect(names(dir, C)).toEqual([`${id(6)}:site 6`]); // site 5 left it for B (a move into B, not out)
     expect(controlRows(dir, 'company_faults')).toEqual([]);
     store.close();
   });

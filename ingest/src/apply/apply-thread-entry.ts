@@ -34,6 +34,7 @@ port.on('message', (request: ThreadRequest) => {
             ? { sourceCurrentAtMs: request.sourceCurrentAtMs }
             : {}),
           ...(request.onlyCompany !== undefined ? { onlyCompany: request.onlyCompany } : {}),
+          ...(request.readUpTo !== undefined ? { readUpTo: request.readUpTo } : {}),
         }),
       };
     }

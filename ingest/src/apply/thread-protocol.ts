@@ -18,6 +18,7 @@ export type ThreadRequest =
       readonly deadLetters: readonly DeadLetter[];
       readonly sourceCurrentAtMs?: number;
       readonly onlyCompany?: string;
+      readonly readUpTo?: Readonly<Record<string, string>>;
     }
   | {
       readonly id: number;

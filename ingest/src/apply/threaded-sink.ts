@@ -89,6 +89,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
           ? { sourceCurrentAtMs: applyOptions.sourceCurrentAtMs }
           : {}),
         ...(applyOptions.onlyCompany !== undefined ? { onlyCompany: applyOptions.onlyCompany } : {}),
+        ...(applyOptions.readUpTo !== undefined ? { readUpTo: applyOptions.readUpTo } : {}),
       });
       if (!('result' in response) || !response.result) throw new Error('apply thread returned no result');
       return response.result;

@@ -11,19 +11,24 @@
  * hand-over:
  *
  * 1. `start` (through the apply queue, in order with the batches): the damaged file, or a healthy
- *    one being replaced, is moved aside, and the company is marked `rebuilding` in
- *    control.sqlite. From the next batch on, the company's live changes go to a NEW file in its
- *    place; the api keeps answering 503 for it, so nobody reads the file while it is incomplete.
+ *    one being replaced, is moved aside, and the company is marked `rebuilding` in control.sqlite.
+ *    Live batches go on skipping the company (as while it was damaged: its changes, and the moves
+ *    of its rows to other companies, wait); the api keeps answering 503 for it.
  * 2. Backfill: a consumer of a throw-away group reads every data topic from the earliest offset
- *    (compacted: every live row's latest version, ingest/README.md "Rebuild") until it has caught
- *    up with the high watermarks — which lie past every change the live writer skipped while the
- *    company was damaged — and applies, through the same writer, only this company's operations
- *    (`onlyCompany`: planned from control.sqlite's routes as usual, nothing written to control).
- *    Live and backfill changes meet in the new file in any order; the per-row version guards keep
- *    the newest (projections/README.md, "Guarantees").
- * 3. `finish` (in order with the batches): the company's fault row is deleted; the api serves the
- *    complete file from its next request (it reads company_faults at most `API_REOPEN_CHECK_MS`
- *    old and reopens a file whose inode changed).
+ *    (compacted: every live row's latest version, ingest/README.md "Rebuild") and applies, through
+ *    the same writer, the company's changes into a new file in its place, and the moves out of it
+ *    that waited (`onlyCompany`, projections apply-batch.ts). Every row's changes are replayed in
+ *    their order, so the result is what in-order applying gives. Updates leave unchanged TOASTed
+ *    columns out (`unavailable`); the value is in the row's earlier events, here or in the file a
+ *    moved row came from, neither of which the replay has: the backfill keeps the latest value of
+ *    every long text column it reads (any company; values under 1,000 characters are never
+ *    TOASTed) and fills them in.
+ * 3. `finish` (in order with the batches), once the backfill has caught up: it succeeds only when
+ *    the backfill has read every partition at least as far as the live batches applied since the
+ *    start (else the backfill goes on and it is asked again). The company's fault row is deleted;
+ *    the next live batch applies its changes, all newer than the replay's or the same again
+ *    (skipped by the guards). The api serves the complete file from its next check (it reads
+ *    company_faults at most `API_REOPEN_CHECK_MS` old and reopens a file whose inode changed).
  *
  * A failed or interrupted backfill leaves the company `rebuilding` (503, never a partial answer);
  * running the rebuild again moves the partial file aside and starts over.
@@ -59,18 +64,53 @@ export interface CompanyRebuildDeps {
 }
 
 const TENANT = new Set<string>(TENANT_TABLES);
+/** Shorter text is stored inline by PostgreSQL, never TOASTed, so never `unavailable`. */
+const LONG_TEXT = 1_000;
 
 /**
- * The changes that can touch the company's file: its tenant rows' upserts (a move out of it names
- * another company and is planned against the route, so only upserts naming it matter), and every
- * tenant delete (key only: the route decides, and `onlyCompany` drops the others' operations).
+ * What the backfill hands to the writer, in stream order: a tenant row's upserts once the row has
+ * named the company (its own changes, and later the moves out of it), every tenant delete (key
+ * only: the route decides; `onlyCompany` drops the others' operations). Upserts get their
+ * `unavailable` long text columns filled from the latest value read for the row.
  */
-export function touchesCompany(change: Change, companyId: string): boolean {
-  if (!TENANT.has(change.table)) return false;
-  if (change.kind === 'delete') return true;
-  if (change.kind !== 'upsert') return false;
-  const named = change.unavailable.includes('company_id') ? undefined : change.row.company_id;
-  return named === undefined || named === companyId;
+export function createBackfillFilter(companyId: string): (change: Change) => Change | undefined {
+  const named = new Set<string>();
+  const longText = new Map<string, Map<string, string>>();
+  return (change) => {
+    if (!TENANT.has(change.table) || change.kind === 'truncate') return undefined;
+    if (change.kind === 'delete') return change;
+    const id = change.row.id;
+    const key = `${change.table}\u0000${String(id)}`;
+    let row = change.row;
+    let unavailable = change.unavailable;
+    const known = longText.get(key);
+    if (known && unavailable.length > 0) {
+      const filled = unavailable.filter((column) => known.has(column));
+      if (filled.length > 0) {
+        row = {
+          ...row,
+          ...Object.fromEntries(filled.map((column) => [column, known.get(column) as string])),
+        };
+        unavailable = unavailable.filter((column) => !known.has(column));
+      }
+    }
+    for (const [column, value] of Object.entries(change.row)) {
+      if (typeof value !== 'string' || value.length < LONG_TEXT) {
+        known?.delete(column);
+        continue;
+      }
+      let values = longText.get(key);
+      if (!values) {
+        values = new Map();
+        longText.set(key, values);
+      }
+      values.set(column, value);
+    }
+    const company = unavailable.includes('company_id') ? undefined : row.company_id;
+    if (company === companyId) named.add(key);
+    if (company !== undefined && !named.has(key)) return undefined;
+    return row === change.row ? change : { ...change, row, unavailable };
+  };
 }
 
 export async function rebuildCompany(
@@ -95,6 +135,7 @@ export async function rebuildCompany(
     avscTypes: deps.avscTypes,
     writerSchemas: deps.avro.writerSchemas,
   });
+  const backfill = createBackfillFilter(companyId);
   let events = 0;
   let changes = 0;
   let applied = 0;
@@ -126,15 +167,16 @@ export async function rebuildCompany(
           const mine: Change[] = [];
           for (const record of records) {
             const decoded = decoder(record);
-            if (decoded.type === 'change' && touchesCompany(decoded.change, companyId))
-              mine.push(decoded.change);
+            const change = decoded.type === 'change' ? backfill(decoded.change) : undefined;
+            if (change) mine.push(change);
           }
-          return mine;
+          const last = records.at(-1) as RawRecord;
+          return { mine, readUpTo: { [`${last.topic}/${last.partition}`]: last.offset } };
         },
-        commit: async (mine: Change[]) => {
-          if (mine.length === 0) return;
+        // Also a chunk without a change of the company: how far the backfill has read counts.
+        commit: async ({ mine, readUpTo }: { mine: Change[]; readUpTo: Record<string, string> }) => {
           changes += mine.length;
-          const result = await sink.applyBatch(mine, { onlyCompany: companyId });
+          const result = await sink.applyBatch(mine, { onlyCompany: companyId, readUpTo });
           applied += result.applied;
         },
       },
@@ -143,23 +185,36 @@ export async function rebuildCompany(
     .catch((error: unknown) => {
       failed = error;
     });
+  const check = () => {
+    if (failed) throw failed;
+    if (deps.signal.aborted) throw new Error('company rebuild interrupted: the company stays out of service');
+  };
   try {
     // Caught up: lag 0 on two polls a second apart (the lag monitor polls every 2 s).
     for (let caughtUp = 0; caughtUp < 2; ) {
-      if (failed) throw failed;
-      if (deps.signal.aborted)
-        throw new Error('company rebuild interrupted: the company stays out of service');
+      check();
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const lag = source.lag();
       caughtUp = source.connected() && lag.measured && lag.total === 0 ? caughtUp + 1 : 0;
+    }
+    // The live batches may have applied (and skipped for the company) a little further meanwhile:
+    // the backfill consumes on until it has read as far (RebuildNotCaughtUpError until then).
+    for (const deadline = Date.now() + 120_000; ; ) {
+      check();
+      try {
+        await sink.companies('finish', companyId);
+        break;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'rebuild_not_caught_up' || Date.now() > deadline)
+          throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   } finally {
     stop.abort();
     await running;
     deps.signal.removeEventListener('abort', onAbort);
   }
-  if (failed) throw failed;
-  await sink.companies('finish', companyId);
   const result = { companyId, groupId, events, changes, applied, seconds: (Date.now() - started) / 1000 };
   logger.info(result, 'company rebuilt: back in service');
   return result;

@@ -2,7 +2,7 @@ import type { Change } from '../change.ts';
 import { CompanyFileDamagedError } from '../errors.ts';
 import { classifyFault } from '../storage-faults.ts';
 import { applyCompany } from './apply-company.ts';
-import { applyControl } from './apply-control.ts';
+import { applyControl, writeRoutes } from './apply-control.ts';
 import type { CompanyFault } from './company-faults.ts';
 import type { CompanyFiles } from './company-files.ts';
 import { companyOrder } from './company-order.ts';
@@ -32,10 +32,12 @@ import { type BatchResult, Tally } from './result.ts';
  * a batch of its own, so a redelivery of the whole is safe as above.
  *
  * A damaged company file (company-faults.ts) fails only its company: the company is taken out of
- * service, its operations are skipped (now and in later batches, until its rebuild) and the batch
- * goes on. `onlyCompany` is that rebuild's backfill: the plan is made as usual, only the named
- * company's operations are applied and control.sqlite is not written (the live batches already
- * moved it past every change the backfill reads again).
+ * service, its operations are skipped (now and in later batches, until its rebuild), a row that
+ * would move out of it waits (plan-tenant.ts) and the batch goes on. `onlyCompany` is that
+ * rebuild's backfill: the plan is made as usual; the named company's operations are applied, and
+ * the moves out of it that waited (their upsert in the receiving file, their route); nothing else
+ * is written (the live batches already moved control.sqlite past every other change the backfill
+ * reads again).
  */
 export function applyBatch(
   control: ControlFile,
@@ -57,7 +59,12 @@ export function applyBatch(
   let first = true;
   do {
     const started = performance.now();
-    const plan = planBatch(rest, control, dataDir);
+    const plan = planBatch(
+      rest,
+      control,
+      dataDir,
+      onlyCompany === undefined ? (id) => control.faults.isOutOfService(id) : undefined,
+    );
     const part = plan.planned === rest.length ? rest : rest.slice(0, plan.planned);
     rest = part === rest ? [] : rest.slice(plan.planned);
     const planned = performance.now();
@@ -66,8 +73,19 @@ export function applyBatch(
 
     const written: string[] = [];
     for (const companyId of companyOrder(plan, (id) => files.isOpen(id))) {
-      const ops = plan.companies.get(companyId) ?? [];
-      if ((onlyCompany !== undefined && companyId !== onlyCompany) || control.faults.isDamaged(companyId)) {
+      const planned = plan.companies.get(companyId) ?? [];
+      // Backfill: another company's share is only the rows that moved out of the rebuilt one.
+      const ops =
+        onlyCompany === undefined || companyId === onlyCompany
+          ? planned
+          : planned.filter((op) => op.kind === 'upsert' && op.from === onlyCompany);
+      if (ops.length < planned.length)
+        skipAll(
+          planned.filter((op) => !ops.includes(op)),
+          tally,
+        );
+      if (ops.length === 0) continue;
+      if (control.faults.isDamaged(companyId)) {
         skipAll(ops, tally);
         continue;
       }
@@ -82,6 +100,14 @@ export function applyBatch(
     }
     const companiesDone = performance.now();
     if (onlyCompany !== undefined) {
+      // The routes of the rows that moved out of the rebuilt company (their move waited for it).
+      const moved = new Map(
+        [...plan.routes].map(([table, routes]) => [
+          table,
+          new Map([...routes].filter(([, route]) => route.companyId !== onlyCompany)),
+        ]),
+      );
+      control.db.transaction(() => writeRoutes(control, { ...plan, routes: moved }))();
       for (const change of plan.skipped) tally.count(change.table, 'skipped');
       companies += written.length;
       first = false;

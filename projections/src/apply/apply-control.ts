@@ -107,7 +107,7 @@ function writeUnroutedTombstones(control: ControlFile, plan: Plan): void {
  * The batch's routes, one statement per table (the rows as one JSON array) instead of one native
  * call per row: a batch of creates writes a route for nearly every change.
  */
-function writeRoutes(control: ControlFile, plan: Plan): void {
+export function writeRoutes(control: ControlFile, plan: Plan): void {
   const putRoutes = control.statements.get(
     'routes:put-many',
     () =>

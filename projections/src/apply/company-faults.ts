@@ -82,9 +82,17 @@ export class CompanyFaults {
     return this.#faults.get(companyId);
   }
 
-  /** Damaged and not being rebuilt: nothing may be applied to (or read from) its file. */
+  /** The company whose rebuild's backfill is being applied right now (apply-batch.ts). */
+  backfilling: string | undefined;
+
+  /** Damaged or being rebuilt: live batches apply nothing to its file. */
+  isOutOfService(companyId: string): boolean {
+    return this.#faults.has(companyId);
+  }
+
+  /** Nothing may be opened for it: out of service, unless its backfill is being applied. */
   isDamaged(companyId: string): boolean {
-    return this.#faults.get(companyId)?.state === 'damaged';
+    return this.#faults.has(companyId) && companyId !== this.backfilling;
   }
 
   /**
@@ -130,9 +138,10 @@ export class CompanyFaults {
   }
 
   /**
-   * The company's rebuild starts: from now on its changes are applied to a new, empty file in its
-   * place, which the api does not read until `finishRebuild`. A file still in place (a rebuild asked
-   * for a healthy company, or one only the api found unreadable) is moved aside first.
+   * The company's rebuild starts: its backfill writes a new, empty file in its place, which the api
+   * does not read until `finishRebuild` (live batches still skip the company meanwhile). A file
+   * still in place (a rebuild asked for a healthy company, or one only the api found unreadable)
+   * is moved aside first.
    */
   startRebuild(companyId: string, nowMs: number): CompanyFault {
     const movedTo = moveAside(this.#dataDir, companyId, `replaced-${nowMs}`);

@@ -9,5 +9,6 @@ export {
   type ApplyOptions,
   ProjectionStore,
   type ProjectionStoreOptions,
+  RebuildNotCaughtUpError,
   WRITER_DESCRIPTOR_RESERVE,
 } from './store.ts';

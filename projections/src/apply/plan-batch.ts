@@ -48,7 +48,12 @@ function shapeProblem(change: Change): string | undefined {
  * Decides every write of a batch, in batch order, reading only control.sqlite (see plan.ts). Stops
  * before a change that would make the order of the company transactions cyclic (`plan.planned`).
  */
-export function planBatch(changes: readonly Change[], control: ControlFile, dataDir: string): Plan {
+export function planBatch(
+  changes: readonly Change[],
+  control: ControlFile,
+  dataDir: string,
+  deferMovesOutOf?: (companyId: string) => boolean,
+): Plan {
   const plan = emptyPlan();
   const view = new RouteView(control, plan);
   const known = new KnownValues();
@@ -75,7 +80,7 @@ export function planBatch(changes: readonly Change[], control: ControlFile, data
     switch (change.kind) {
       case 'upsert':
         if (!isTenant(table)) planControlUpsert(plan, view, change, table);
-        else if (planTenantUpsert(plan, view, known, change, table) === 'cut') {
+        else if (planTenantUpsert(plan, view, known, change, table, deferMovesOutOf) === 'cut') {
           plan.planned--;
           return plan;
         }

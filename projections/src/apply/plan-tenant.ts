@@ -29,6 +29,7 @@ export function planTenantUpsert(
   known: KnownValues,
   change: UpsertChange,
   table: TenantTable,
+  deferMovesOutOf?: (companyId: string) => boolean,
 ): 'planned' | 'cut' {
   const lsn = change.position.lsn;
   if (lsn <= view.floor(table)) return skip(plan, change);
@@ -73,6 +74,10 @@ export function planTenantUpsert(
     view.set(table, id, { companyId, lsn });
   } else if (route.companyId !== companyId) {
     if (lsn <= route.lsn) return skip(plan, change);
+    // The file it leaves is out of service (damaged): its columns cannot be carried from it. The
+    // row stays routed there and the move waits for that company's rebuild, which replays it
+    // with every column (ingest/src/rebuild/company-rebuild.ts); later changes of the row wait too.
+    if (deferMovesOutOf?.(route.companyId)) return skip(plan, change);
     // The row moves with every column: those the change could not carry come from the batch's
     // earlier upserts of the row, or from the file that held it before the batch (carry.ts), which
     // must then commit after this one.
@@ -84,7 +89,7 @@ export function planTenantUpsert(
       if (reaches(plan, carry.from, companyId)) return 'cut';
       addPrecedes(plan, companyId, carry.from);
     }
-    op = { ...op, values: row.values, missing: row.unknown, ...(carry && { carry }) };
+    op = { ...op, values: row.values, missing: row.unknown, from: route.companyId, ...(carry && { carry }) };
     // The row moved: it leaves a tombstone in the old file at the same position.
     pushCompanyOp(plan, route.companyId, { kind: 'delete', table, id, lsn, change, derived: true });
     view.set(table, id, { companyId, lsn });

@@ -49,6 +49,23 @@ export interface ApplyOptions {
    * company's operations, write nothing to control.sqlite. The company must be rebuilding.
    */
   readonly onlyCompany?: string;
+  /**
+   * With `onlyCompany`: how far the backfill has read each partition ('<topic>/<partition>' → the
+   * offset of the last record read, applied with this call or before). The rebuild finishes only
+   * once this covers every change the live batches skipped (finishCompanyRebuild).
+   */
+  readonly readUpTo?: Readonly<Record<string, string>>;
+}
+
+/** A company rebuild cannot finish yet: the backfill has not read as far as the live batches. */
+export class RebuildNotCaughtUpError extends Error {
+  readonly code = 'rebuild_not_caught_up';
+  constructor(partition: string, read: bigint | undefined, live: bigint) {
+    super(
+      `the backfill read ${partition} up to ${read ?? 'nothing'}, the live batches applied up to ${live}`,
+    );
+    this.name = 'RebuildNotCaughtUpError';
+  }
 }
 
 /** How often the open company files are looked at on disk (deleted, replaced, overwritten). */
@@ -67,6 +84,10 @@ export class ProjectionStore {
   readonly #nowMs: () => number;
   readonly #clockUs: ClockUs;
   #checkedOnDiskAt = 0;
+  /** While a company is rebuilt: the highest offset per partition of the live batches' changes. */
+  readonly #liveUpTo = new Map<string, bigint>();
+  /** And how far its backfill has read (ApplyOptions.readUpTo). */
+  readonly #backfillUpTo = new Map<string, bigint>();
 
   private constructor(options: ProjectionStoreOptions) {
     this.dataDir = options.dataDir;
@@ -122,17 +143,41 @@ export class ProjectionStore {
         );
       }
     }
-    return applyBatch(
-      this.#control,
-      this.#files,
-      this.dataDir,
-      changes,
-      options.deadLetters ?? [],
-      nowMs,
-      options.sourceCurrentAtMs,
-      options.onlyCompany,
-      detected,
-    );
+    if (options.onlyCompany === undefined) this.#noteLivePositions(changes);
+    else {
+      for (const [partition, offset] of Object.entries(options.readUpTo ?? {})) {
+        const at = BigInt(offset);
+        if (at > (this.#backfillUpTo.get(partition) ?? -1n)) this.#backfillUpTo.set(partition, at);
+      }
+    }
+    this.#control.faults.backfilling = options.onlyCompany;
+    try {
+      return applyBatch(
+        this.#control,
+        this.#files,
+        this.dataDir,
+        changes,
+        options.deadLetters ?? [],
+        nowMs,
+        options.sourceCurrentAtMs,
+        options.onlyCompany,
+        detected,
+      );
+    } finally {
+      this.#control.faults.backfilling = undefined;
+    }
+  }
+
+  /** Only while a company is being rebuilt (its changes in these batches are skipped). */
+  #noteLivePositions(changes: readonly Change[]): void {
+    if (!this.#control.faults.list().some((f) => f.state === 'rebuilding')) return;
+    for (const change of changes) {
+      const origin = change.origin;
+      if (origin === undefined) continue;
+      const partition = `${origin.topic}/${origin.partition}`;
+      const at = BigInt(origin.offset);
+      if (at > (this.#liveUpTo.get(partition) ?? -1n)) this.#liveUpTo.set(partition, at);
+    }
   }
 
   /** Companies out of service (damaged, or being rebuilt), as the writer knows them. */
@@ -147,17 +192,33 @@ export class ProjectionStore {
   startCompanyRebuild(companyId: string): CompanyFault {
     if (!isUuid(companyId)) throw new InvalidCompanyIdError(companyId);
     this.#files.drop(companyId);
+    this.#liveUpTo.clear();
+    this.#backfillUpTo.clear();
     return this.#control.faults.startRebuild(companyId, this.#nowMs());
   }
 
-  /** The backfill reached the live position: the company is served again. */
+  /**
+   * The backfill has read past every change the live batches skipped for the company: it is back
+   * in service, and the next live batch applies its changes (all newer than what the backfill
+   * applied, or the same ones again, which the version guards skip). Throws
+   * RebuildNotCaughtUpError while the backfill is behind (call again after its next batch).
+   */
   finishCompanyRebuild(companyId: string): void {
     if (this.#control.faults.get(companyId)?.state !== 'rebuilding') {
       throw new Error(`company ${companyId} is not being rebuilt`);
     }
+    for (const [partition, live] of this.#liveUpTo) {
+      const read = this.#backfillUpTo.get(partition);
+      if (read === undefined || read < live) throw new RebuildNotCaughtUpError(partition, read, live);
+    }
     // Its file exists even when no change of it was read (a company without rows): the api then
     // serves empty collections rather than 503.
-    this.#files.get(companyId);
+    this.#control.faults.backfilling = companyId;
+    try {
+      this.#files.get(companyId);
+    } finally {
+      this.#control.faults.backfilling = undefined;
+    }
     this.#control.faults.finishRebuild(companyId);
   }
 
