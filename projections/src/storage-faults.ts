@@ -1,4 +1,4 @@
-import { accessSync, constants, statfsSync } from 'node:fs';
+import { accessSync, constants, readFileSync, realpathSync, statfsSync } from 'node:fs';
 
 /**
  * What a failure of the writer (or a reader) says about the storage under the projections, so
@@ -60,6 +60,7 @@ export function storageFaultOf(error: unknown): StorageFaultKind | undefined {
  * writable and has room.
  */
 export function probeStorage(dir: string, fallback: StorageFaultKind): StorageFaultKind {
+  if (mountedReadOnly(dir)) return 'read_only';
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {
@@ -73,4 +74,29 @@ export function probeStorage(dir: string, fallback: StorageFaultKind): StorageFa
     // The directory is gone or unreadable: keep what SQLite said.
   }
   return fallback;
+}
+
+/**
+ * Linux: whether the file system holding `dir` is mounted read-only, or was turned read-only by the
+ * kernel after an error (ext4 errors=remount-ro shows `emergency_ro` while the mount still says
+ * rw, and write probes pass until a write reaches the disk). False when it cannot tell.
+ */
+export function mountedReadOnly(dir: string, mounts?: string): boolean {
+  let real: string;
+  let table: string;
+  try {
+    real = realpathSync(dir);
+    table = mounts ?? readFileSync('/proc/self/mounts', 'utf8');
+  } catch {
+    return false;
+  }
+  let best: { point: string; options: string[] } | undefined;
+  for (const line of table.split('\n')) {
+    const fields = line.split(' ');
+    const point = (fields[1] ?? '').replace(/\\040/g, ' ');
+    const within = point === '/' || real === point || real.startsWith(`${point}/`);
+    if (!within || (best && best.point.length >= point.length)) continue;
+    best = { point, options: (fields[3] ?? '').split(',') };
+  }
+  return best !== undefined && (best.options.includes('ro') || best.options.includes('emergency_ro'));
 }

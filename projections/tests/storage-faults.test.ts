@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { CompanyFileDamagedError, classifyFault, probeStorage, storageFaultOf } from '../src/index.ts';
+import {
+  CompanyFileDamagedError,
+  classifyFault,
+  mountedReadOnly,
+  probeStorage,
+  storageFaultOf,
+} from '../src/index.ts';
 
 const sqlite = (code: string) => Object.assign(new Database.SqliteError('x', code), {});
 const sys = (code: string) => Object.assign(new Error(code), { code });
@@ -52,5 +58,29 @@ describe('probeStorage', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     expect(probeStorage(dir, 'io')).toBe('io');
+  });
+});
+
+describe('mountedReadOnly', () => {
+  const mounts = [
+    '/dev/vda1 / ext4 rw,relatime 0 0',
+    'tmpfs /tmp tmpfs rw,nosuid 0 0',
+    '/dev/loop0 /tmp/x/mnt ext4 rw,relatime,errors=remount-ro,emergency_ro 0 0',
+    '/dev/loop1 /tmp/y\\040z ext4 ro,relatime 0 0',
+  ].join('\n');
+  it('reads the options of the longest mount point holding the directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pda-mounts-'));
+    try {
+      // The real path of a temp dir is under / or /tmp here: both rw in the table.
+      expect(mountedReadOnly(dir, mounts)).toBe(false);
+      expect(mountedReadOnly(dir, mounts.replace('tmpfs /tmp tmpfs rw', 'tmpfs /tmp tmpfs ro'))).toBe(
+        dir.startsWith('/tmp/'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('is false when the directory does not exist', () => {
+    expect(mountedReadOnly('/nonexistent/dir', mounts)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type CompanyFault,
@@ -32,8 +32,8 @@ import { LRUCache } from 'lru-cache';
  *
  * Damaged company files (ingest/README.md, "Damaged company files"): a company listed in
  * control.sqlite's company_faults (damaged, or being rebuilt) gets CompanyFileDamagedError (503) and
- * its handle is closed; an open handle whose file was deleted or replaced on disk (another inode
- * under the name) is closed and the file opened again. Both are checked at most every
+ * its handle is closed; an open handle whose file was deleted, replaced (another inode under the
+ * name) or overwritten (no SQLite header) is closed and the file opened again. Both are checked at most every
  * `reopenCheckMs`, per company for the inode; a query that meets corruption closes the handle
  * (`forget`). So the api never serves a deleted file's rows nor a rebuild's incomplete file, and
  * serves the rebuilt one from its next check.
@@ -131,9 +131,29 @@ export class ProjectionFiles {
     const now = this.#options.now();
     if (!opened || now - opened.checkedAt < this.#options.reopenCheckMs) return true;
     opened.checkedAt = now;
-    if (this.#inode(companyId) === opened.ino) return true;
+    if (this.#inode(companyId) === opened.ino && this.#hasHeader(companyId)) return true;
     this.forget(companyId);
     return false;
+  }
+
+  /**
+   * Whether the file still starts with SQLite's header: a file overwritten in place keeps its inode,
+   * and pages this handle has not cached would be read from the garbage (SQLite has no page
+   * checksums: an overwritten overflow page reads as text). Reopening then fails as not a database.
+   */
+  #hasHeader(companyId: string): boolean {
+    const header = Buffer.alloc(16);
+    try {
+      const fd = openSync(companyPath(this.#dataDir, companyId), 'r');
+      try {
+        readSync(fd, header, 0, 16, 0);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return true; // gone or no descriptor: the inode check and the open report those
+    }
+    return header.toString('latin1') === 'SQLite format 3\u0000';
   }
 
   #inode(companyId: string): number | undefined {

@@ -5,11 +5,13 @@
  * the files again, on whatever is mounted there by then. Used by the apply thread and, without it,
  * by the worker itself.
  */
+import { existsSync } from 'node:fs';
 import {
   type ApplyOptions,
   type BatchResult,
   type Change,
   type CompanyFault,
+  controlPath,
   ProjectionStore,
   type ProjectionStoreOptions,
   type PruneCursor,
@@ -22,6 +24,7 @@ import type { ApplySink } from './sink.ts';
 export class Writer implements ApplySink {
   readonly #options: ProjectionStoreOptions;
   #store: ProjectionStore | undefined;
+  #opened = false;
 
   constructor(options: ProjectionStoreOptions) {
     this.#options = options;
@@ -29,7 +32,21 @@ export class Writer implements ApplySink {
 
   #run<T>(work: (store: ProjectionStore) => T): T {
     try {
-      this.#store ??= ProjectionStore.open(this.#options);
+      if (!this.#store) {
+        // Reopening after a storage fault: the data directory may be unmounted right now (being
+        // repaired). Creating a new control.sqlite there would write the projection into the
+        // empty mount point, under the file system mounted back over it: wait for the real one.
+        if (this.#opened && !existsSync(controlPath(this.#options.dataDir))) {
+          throw Object.assign(
+            new Error(
+              `${controlPath(this.#options.dataDir)} is gone (data directory unmounted?): not creating a new one`,
+            ),
+            { code: 'SQLITE_CANTOPEN' },
+          );
+        }
+        this.#store = ProjectionStore.open(this.#options);
+        this.#opened = true;
+      }
       return work(this.#store);
     } catch (error) {
       if (storageFaultOf(error) !== undefined) this.close();
