@@ -119,12 +119,27 @@ pg_start() {
 
 # Idempotent: roles, database, schema, publication. Cheap enough to run on every `up`. The
 # publication holds $CAPTURED_TABLES (lib/common.sh: the table registry's list).
+# ops/db/schema.sql is idempotent, but its DDL (DROP/CREATE TRIGGER) takes exclusive locks: applied
+# again by a `stack.sh up` while writers run (the fault campaign brings a killed component back that
+# way), it can deadlock with them. So it is applied only when the database does not hold this exact
+# file yet: its sha256 is recorded as the database's comment.
+pg_apply_schema() {
+  local file="$REPO_ROOT/ops/db/schema.sql" marker applied
+  marker="ops/db/schema.sql sha256=$(sha256sum "$file" | cut -c1-64)"
+  applied="$(pg_psql_owner -At -c "SELECT coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database WHERE datname = current_database()" 2>/dev/null || true)"
+  [[ "$applied" == "$marker" ]] && return 0
+  pg_psql_owner <"$file" >>"$PG_LOG.provision" 2>&1 || die "applying ops/db/schema.sql failed; see $PG_LOG.provision"
+  pg_psql_owner -v dbname="$PDA_PG_DATABASE" -v marker="$marker" >>"$PG_LOG.provision" 2>&1 <<'SQL' ||
+COMMENT ON DATABASE :"dbname" IS :'marker';
+SQL
+    die "recording the applied schema failed; see $PG_LOG.provision"
+}
+
 pg_provision() {
   pg_psql_super -d postgres -v app_user="$PDA_PG_USER" -v app_password="$PDA_PG_PASSWORD" \
     -v cdc_user="$PDA_DEBEZIUM_USER" -v cdc_password="$PDA_DEBEZIUM_PASSWORD" -v dbname="$PDA_PG_DATABASE" \
     <"$STACK_HOME/sql/roles.sql" >>"$PG_LOG.provision" 2>&1 || die "creating roles/database failed; see $PG_LOG.provision"
-  pg_psql_owner <"$REPO_ROOT/ops/db/schema.sql" >>"$PG_LOG.provision" 2>&1 ||
-    die "applying ops/db/schema.sql failed; see $PG_LOG.provision"
+  pg_apply_schema
   [[ -n "$CAPTURED_TABLES" ]] || die "pg_provision: the captured tables are not loaded (load_captured_tables)"
   local out
   out="$(pg_psql_owner -v cdc_user="$PDA_DEBEZIUM_USER" -v captured_tables="$CAPTURED_TABLES" \
