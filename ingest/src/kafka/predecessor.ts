@@ -79,9 +79,43 @@ function clusterFactory(kafka: Kafka): CreateCluster | undefined {
 export type TakeoverResult = 'none' | 'left' | 'already-gone' | 'unsupported' | 'failed';
 
 /**
- * Sends LeaveGroup for the member recorded in `file` if it belongs to `groupId`. Never throws: on
- * any failure the worker joins anyway and waits for the session timeout, as it would without this.
+ * Sends LeaveGroup for `member`. Never throws: on any failure the worker joins anyway and waits for
+ * the session timeout, as it would without this.
  */
+async function leaveGroupAs(
+  kafka: Kafka,
+  member: RecordedMember,
+  logger: Logger,
+  leftMessage: string,
+): Promise<TakeoverResult> {
+  const createCluster = clusterFactory(kafka);
+  if (!createCluster) {
+    logger.warn('cannot remove the previous group member: kafkajs internals changed');
+    return 'unsupported';
+  }
+  const { groupId, memberId } = member;
+  const cluster = createCluster({ metadataMaxAge: 300_000, allowAutoTopicCreation: false });
+  const startedAt = Date.now();
+  try {
+    await cluster.connect();
+    const coordinator = await cluster.findGroupCoordinator({ groupId });
+    await coordinator.leaveGroup({ groupId, memberId });
+    logger.info({ groupId, memberId, ms: Date.now() - startedAt }, leftMessage);
+    return 'left';
+  } catch (error) {
+    const type = (error as { type?: unknown }).type;
+    if (type === 'UNKNOWN_MEMBER_ID') return 'already-gone';
+    logger.warn(
+      { err: String(error), groupId, memberId },
+      'could not remove the previous group member; joining waits for its session timeout',
+    );
+    return 'failed';
+  } finally {
+    await cluster.disconnect().catch(() => {});
+  }
+}
+
+/** At start: LeaveGroup for the member recorded in `file` if it belongs to `groupId`. */
 export async function removeDeadPredecessor(
   kafka: Kafka,
   groupId: string,
@@ -90,31 +124,32 @@ export async function removeDeadPredecessor(
 ): Promise<TakeoverResult> {
   const recorded = readRecordedMember(file);
   if (!recorded || recorded.groupId !== groupId) return 'none';
-  const createCluster = clusterFactory(kafka);
-  if (!createCluster) {
-    logger.warn('cannot remove the previous group member: kafkajs internals changed');
-    return 'unsupported';
+  return leaveGroupAs(kafka, recorded, logger, 'removed the previous worker from the consumer group');
+}
+
+/**
+ * After kafkajs restarts a crashed consumer (a broker outage outlasted its retries), the new
+ * consumer joins as a new member, and a restarted broker still holds the old one from its stored
+ * group state: the join would wait for that member's session timeout. The old membership is this
+ * process's own, known in memory; it is left as soon as a coordinator answers. Only that id is
+ * ever sent (never re-read from the file, which the new join overwrites). Retries while the broker
+ * is still away, until `signal` aborts.
+ */
+export async function leaveOwnStaleMembership(
+  kafka: Kafka,
+  member: RecordedMember,
+  logger: Logger,
+  {
+    attempts = 20,
+    delayMs = 1000,
+    signal,
+  }: { attempts?: number; delayMs?: number; signal?: AbortSignal } = {},
+): Promise<TakeoverResult> {
+  let result: TakeoverResult = 'failed';
+  for (let attempt = 1; attempt <= attempts && !signal?.aborted; attempt++) {
+    result = await leaveGroupAs(kafka, member, logger, 'left the consumer group as the crashed consumer');
+    if (result !== 'failed') return result;
+    await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
   }
-  const cluster = createCluster({ metadataMaxAge: 300_000, allowAutoTopicCreation: false });
-  const startedAt = Date.now();
-  try {
-    await cluster.connect();
-    const coordinator = await cluster.findGroupCoordinator({ groupId });
-    await coordinator.leaveGroup({ groupId, memberId: recorded.memberId });
-    logger.info(
-      { groupId, memberId: recorded.memberId, ms: Date.now() - startedAt },
-      'removed the previous worker from the consumer group',
-    );
-    return 'left';
-  } catch (error) {
-    const type = (error as { type?: unknown }).type;
-    if (type === 'UNKNOWN_MEMBER_ID') return 'already-gone';
-    logger.warn(
-      { err: String(error), groupId, memberId: recorded.memberId },
-      'could not remove the previous group member; joining waits for its session timeout',
-    );
-    return 'failed';
-  } finally {
-    await cluster.disconnect().catch(() => {});
-  }
+  return result;
 }

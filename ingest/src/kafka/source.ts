@@ -13,7 +13,12 @@ import { checkTopicStates, createMissingTopics, topicStates } from './data-topic
 import { InFlightChunks, type Ticket } from './in-flight.ts';
 import { LagMonitor, type LagSnapshot } from './lag-monitor.ts';
 import { kafkaLogCreator } from './log-bridge.ts';
-import { recordMember, removeDeadPredecessor } from './predecessor.ts';
+import {
+  leaveOwnStaleMembership,
+  type RecordedMember,
+  recordMember,
+  removeDeadPredecessor,
+} from './predecessor.ts';
 
 export interface KafkaSourceOptions {
   readonly brokers: readonly string[];
@@ -301,8 +306,11 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       });
       const { CRASH, GROUP_JOIN, DISCONNECT, STOP } = consumer.events;
       const { memberFile } = options;
+      /** This process's membership since its last join (a crash-restart leaves it: predecessor.ts). */
+      let membership: RecordedMember | undefined;
       consumer.on(GROUP_JOIN, ({ payload }) => {
         isConnected = true;
+        membership = { groupId: payload.groupId, memberId: payload.memberId };
         if (!memberFile) return;
         try {
           recordMember(memberFile, { groupId: payload.groupId, memberId: payload.memberId });
@@ -324,6 +332,11 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
           isConnected = false;
           logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
           if (!payload.restart) reject(payload.error);
+          else if (membership) {
+            const stale = membership;
+            membership = undefined;
+            void leaveOwnStaleMembership(kafka, stale, logger, { signal });
+          }
         });
       });
       fatal.catch(() => {});
