@@ -1,4 +1,14 @@
-import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   companyPath,
@@ -209,6 +219,60 @@ describe('files the api cannot serve', () => {
     renameSync(hidden, f.dataDir);
     expect((await app.inject({ url: '/v1/health' })).statusCode).toBe(200);
     expect((await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) })).statusCode).toBe(200);
+    await app.close();
+  });
+});
+
+describe('damaged company files', () => {
+  const sites = (app: Awaited<ReturnType<typeof testApp>>, key: string) =>
+    app.inject({ url: '/v1/sites', headers: bearer(key) });
+
+  test('a company in company_faults gets a 503 problem, the others are served, and it is served again once removed', async () => {
+    const f = fixture();
+    const app = await testApp(f.dataDir);
+    expect((await sites(app, f.keys.a)).statusCode).toBe(200);
+    const control = openWriter(controlPath(f.dataDir));
+    control
+      .prepare(
+        "INSERT INTO company_faults (company_id, state, reason, detected_at_ms) VALUES (?, 'rebuilding', 'rebuild requested', 1)",
+      )
+      .run(COMPANY.A);
+    const refused = await sites(app, f.keys.a);
+    expectProblem(refused, 'listSites', 503, 'service_unavailable');
+    expect(refused.json().detail).toBe("This company's data is being rebuilt; retry shortly.");
+    expect((await sites(app, f.keys.b)).statusCode).toBe(200);
+    control.prepare('DELETE FROM company_faults').run();
+    control.close();
+    const back = await sites(app, f.keys.a);
+    expect(back.statusCode).toBe(200);
+    expect(back.json().data.map((r: { id: string }) => r.id)).toEqual(f.ids.A.sites);
+    await app.close();
+  });
+
+  test("a file deleted under an open handle is a 503, never the deleted file's rows; a new file is served", async () => {
+    const f = fixture();
+    const app = await testApp(f.dataDir);
+    expect((await sites(app, f.keys.a)).statusCode).toBe(200);
+    const path = companyPath(f.dataDir, COMPANY.A);
+    renameSync(path, `${path}.aside`);
+    expectProblem(await sites(app, f.keys.a), 'listSites', 503, 'service_unavailable');
+    expect((await sites(app, f.keys.b)).statusCode).toBe(200);
+    renameSync(`${path}.aside`, path); // "rebuilt": another inode than the handle closed above
+    expect((await sites(app, f.keys.a)).statusCode).toBe(200);
+    await app.close();
+  });
+
+  test('a file overwritten in place (same inode) is a 503 problem, never a 500', async () => {
+    const f = fixture();
+    const app = await testApp(f.dataDir);
+    expect((await sites(app, f.keys.a)).statusCode).toBe(200);
+    const path = companyPath(f.dataDir, COMPANY.A);
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(statSync(path).size, 0x5a), 0, statSync(path).size, 0);
+    closeSync(fd);
+    for (let i = 0; i < 3; i++)
+      expectProblem(await sites(app, f.keys.a), 'listSites', 503, 'service_unavailable');
+    expect((await sites(app, f.keys.b)).statusCode).toBe(200);
     await app.close();
   });
 });
