@@ -33,4 +33,40 @@ describe('admin server', () => {
       await server.close();
     }
   });
+
+  it('starts a per-company rebuild on POST /rebuild and lists them on GET /rebuild', async () => {
+    const metrics = createMetrics();
+    const asked: string[] = [];
+    const rebuilds: unknown[] = [];
+    const server = await startAdminServer({
+      host: '127.0.0.1',
+      port: 0,
+      registry: metrics.registry,
+      readiness: () => ({ ready: true, detail: {} }),
+      rebuildCompany: (companyId) => {
+        asked.push(companyId);
+        if (companyId === 'nope') return { status: 400, error: 'not a company id: "nope"' };
+        rebuilds.push({ companyId, status: 'running' });
+        return { status: 202 };
+      },
+      rebuilds: () => rebuilds,
+    });
+    const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
+    const company = 'aaaaaaaa-0000-4000-8000-00000000000a';
+    try {
+      const started = await fetch(url(`/rebuild?company=${company}`), { method: 'POST' });
+      expect(started.status).toBe(202);
+      expect(await started.json()).toEqual({ status: 'started', company_id: company });
+      const refused = await fetch(url('/rebuild?company=nope'), { method: 'POST' });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ error: 'not a company id: "nope"' });
+      expect(await (await fetch(url('/rebuild'))).json()).toEqual({
+        rebuilds: [{ companyId: company, status: 'running' }],
+      });
+      expect((await fetch(url('/rebuild'), { method: 'DELETE' })).status).toBe(405);
+      expect(asked).toEqual([company, 'nope']);
+    } finally {
+      await server.close();
+    }
+  });
 });
