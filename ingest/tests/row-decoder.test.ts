@@ -162,6 +162,20 @@ describe('the Avro change reader', () => {
     }
   });
 
+  it('a truncated record, or one with bytes after its datum, is not valid Avro', () => {
+    const record = values[0]!;
+    const id = schemaIdOf(record.value) as number;
+    const bytes = Buffer.from(record.value as Uint8Array);
+    for (const changeOnly of [false, true]) {
+      expect(() =>
+        readAvro(writerSchemas, id, bytes.subarray(0, bytes.length - 3), 'value', changeOnly),
+      ).toThrow(`value is not valid Avro for writer schema ${id}: truncated buffer`);
+      expect(() =>
+        readAvro(writerSchemas, id, Buffer.concat([bytes, Buffer.of(0)]), 'value', changeOnly),
+      ).toThrow(`value is not valid Avro for writer schema ${id}: trailing data`);
+    }
+  });
+
   it.each(values.map((r) => [`${r.topic}@${r.offset}`, r] as const))(
     '%s: the same after, source position, op and ts_ms as the whole record',
     (_name, record) => {

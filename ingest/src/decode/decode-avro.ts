@@ -36,20 +36,23 @@ export function readAvro(
     );
   }
   if (!(entry instanceof WriterSchema)) fail(`${what}: ${entry.error}`);
-  const body = Buffer.from(
-    bytes.buffer,
-    bytes.byteOffset + WIRE_HEADER_BYTES,
-    bytes.byteLength - WIRE_HEADER_BYTES,
-  );
+  // avsc reads from an offset of the record's own Buffer (kafkajs gives Buffers): no view per record.
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const invalid = (why: string) =>
+    fail(`${what} is not valid Avro for writer schema ${id}: ${why.slice(0, 120)}`);
+  let decoded: { value: unknown; offset: number };
   try {
     const reader = changeOnly ? entry.changeReader : undefined;
-    const value = reader ? reader.type.fromBuffer(body, reader.resolver) : entry.type.fromBuffer(body);
-    return { value, schema: entry };
+    decoded = reader
+      ? reader.type.decode(buf, WIRE_HEADER_BYTES, reader.resolver)
+      : entry.type.decode(buf, WIRE_HEADER_BYTES);
   } catch (error) {
-    return fail(
-      `${what} is not valid Avro for writer schema ${id}: ${String((error as Error).message).slice(0, 120)}`,
-    );
+    return invalid(String((error as Error).message));
   }
+  // As fromBuffer: the datum must end exactly where the record does.
+  if (decoded.offset < 0) invalid('truncated buffer');
+  if (decoded.offset !== buf.length) invalid('trailing data');
+  return { value: decoded.value, schema: entry };
 }
 
 /** The writer's row decoder for a table, refusing a schema that no longer fits its .avsc (schema-fit.ts). */

@@ -27,18 +27,23 @@ export const keyText = (key: Uint8Array | string): string =>
   typeof key === 'string' ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8');
 
 export class PartitionPositions {
-  private readonly seen = new Map<string, PartitionSeen>();
+  // By topic, then partition: no string built per record.
+  private readonly seen = new Map<string, Map<number, PartitionSeen>>();
 
   /**
    * The partition's state before `record`, to be passed to `after`: a fresh one (nothing known)
    * before its first record and when `record` is not after the last one read (a seek back).
    */
   before(record: RawRecord): PartitionSeen {
-    const id = `${record.topic}\u0000${record.partition}`;
-    let seen = this.seen.get(id);
+    let partitions = this.seen.get(record.topic);
+    if (!partitions) {
+      partitions = new Map();
+      this.seen.set(record.topic, partitions);
+    }
+    let seen = partitions.get(record.partition);
     if (!seen || Number(record.offset) <= seen.offset) {
       seen = { offset: -1, maxLsn: -1, tsMs: 0, lastDeleteKey: undefined };
-      this.seen.set(id, seen);
+      partitions.set(record.partition, seen);
     }
     return seen;
   }
