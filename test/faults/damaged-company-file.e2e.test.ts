@@ -50,6 +50,7 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
     if (ingest?.alive()) await ingest.kill9();
     await connector?.remove(kafkaClient('fault-damaged-cleanup'));
     await pool.end();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it(
