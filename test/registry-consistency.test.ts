@@ -209,7 +209,15 @@ describe('projection migrations', () => {
   /** Tables the projection keeps for itself (not captured tables), per file kind. */
   const BOOKKEEPING: Record<ProjectionKind, readonly string[]> = {
     company: ['meta', 'tombstones', 'truncations'],
-    control: ['routes', 'tombstones', 'ingest_state', 'truncations', 'dead_letters'],
+    control: [
+      'routes',
+      'tombstones',
+      'ingest_state',
+      'truncations',
+      'dead_letters',
+      'company_files',
+      'company_faults',
+    ],
   };
   const EXPECTED: Record<ProjectionKind, readonly string[]> = {
     company: TENANT_TABLE_NAMES,
