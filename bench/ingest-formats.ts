@@ -1,28 +1,38 @@
 /**
  * The three wire formats of change events, measured in ONE run (issue 14; NOT a test):
  *
- *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-formats.ts [--events 100000] [--companies 300] [--decode-sample 50000]
+ *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-formats.ts [--events 100000] [--companies 300] [--decode-sample 50000] [--batch-bytes 16384]
  *
  * The same generated events (ingest-throughput.ts' mix: creates then 20 % updates over 300
- * companies) are written three times into fresh topics of the running stack's Kafka:
+ * companies) are written into fresh topics of the running stack's Kafka, in each format:
  *   - JSON with inline schemas (JsonConverter schemas.enable=true),
  *   - schema-less JSON (schemas.enable=false; ingest takes types from schemas/*.avsc),
  *   - Avro through the schema registry (the Confluent wire format Apicurio's converter writes), with
  *     the REAL writer schemas Debezium registered (test/fixtures/debezium-avro/schemas.json),
- *     registered in the stack's registry under this run's subjects; ingest fetches them by id.
- * For each: bytes per event in Kafka (key + value), decode µs per event (the decoder alone over an
- * in-memory sample, after a warm-up), kafkajs consume + decode on one thread (the main thread's
- * work), and the ingest worker's steady rate (from the first applied chunk on); and applyBatch
- * alone on the decoded changes (the apply thread's work; the same changes for every format, measured
- * next to each format's worker run). The machine's
- * bound for a format is the slower of its two threads' work measured alone; the steady rate is
+ *     registered in the stack's registry under this run's subjects; ingest fetches them by id;
+ * each once uncompressed and once with gzip producer compression, in record batches of at most
+ * --batch-bytes uncompressed bytes per topic (Kafka Connect's producer default, batch.size 16 KB).
+ * For each: bytes per event on the broker's disk (the topics' log segment files in the stack's
+ * Kafka data dir, divided by the events), kafkajs consume + decode on one thread (the main thread's
+ * work, decompression included), and the ingest worker's steady rate (from the first applied chunk
+ * on); per format, the decoder alone over an in-memory sample (µs per event, wall and CPU time, best
+ * of five passes after a warm-up) and applyBatch alone on the decoded changes (the apply thread's
+ * work; the same changes for every format, measured next to each format's runs). The machine's
+ * bound for a variant is the slower of its two threads' work measured alone; the steady rate is
  * reported as a share of it. One JSON document on stdout.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDecoder, type Decoder, loadAvscTypes, type RawRecord, WriterSchemas } from '@pda/ingest';
+import {
+  createDecoder,
+  type Decoder,
+  loadAvscTypes,
+  parseReplayLine,
+  type RawRecord,
+  WriterSchemas,
+} from '@pda/ingest';
 import {
   avroEventEncoder,
   type EncodedEvent,
@@ -32,7 +42,7 @@ import {
   uuidFor,
 } from '@pda/ingest/testing';
 import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
-import { Kafka, logLevel } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { MIX, MIX_SLOTS } from './change-mix.ts';
 import { benchWorker } from './ingest-worker.ts';
 import { kafkaBrokers, readStackEnv, repoRoot } from './stack-env.ts';
@@ -44,11 +54,17 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '100000' },
     companies: { type: 'string', default: '300' },
     'decode-sample': { type: 'string', default: '50000' },
+    'batch-bytes': { type: 'string', default: '16384' },
   },
 });
 const N = Number(args.events);
 const COMPANIES = Number(args.companies);
 const SAMPLE = Math.min(Number(args['decode-sample']), N);
+const BATCH_BYTES = Number(args['batch-bytes']);
+const COMPRESSIONS = [
+  ['none', CompressionTypes.None],
+  ['gzip', CompressionTypes.GZIP],
+] as const;
 
 type Format = 'json-inline-schema' | 'json-schemaless' | 'avro';
 const FORMATS: readonly Format[] = ['json-inline-schema', 'json-schemaless', 'avro'];
@@ -133,16 +149,75 @@ async function encoderFor(format: Format, prefix: string): Promise<(input: Event
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
-/** The decoder alone over an in-memory sample: µs per event (best of three passes after a warm-up). */
-function decodeMicros(decoder: Decoder, records: readonly RawRecord[]): number {
+/**
+ * The decoder alone over an in-memory sample: µs per event, best of five passes after a warm-up, as
+ * wall time and as the process's CPU time (on a shared machine the wall time also counts the time
+ * other processes held the core).
+ */
+function decodeMicros(decoder: Decoder, records: readonly RawRecord[]) {
   for (const r of records) decoder(r);
-  let best = Number.POSITIVE_INFINITY;
-  for (let pass = 0; pass < 3; pass++) {
+  let wall = Number.POSITIVE_INFINITY;
+  let cpu = Number.POSITIVE_INFINITY;
+  for (let pass = 0; pass < 5; pass++) {
     const start = performance.now();
+    const cpuStart = process.cpuUsage();
     for (const r of records) decoder(r);
-    best = Math.min(best, ((performance.now() - start) * 1000) / records.length);
+    const used = process.cpuUsage(cpuStart);
+    wall = Math.min(wall, ((performance.now() - start) * 1000) / records.length);
+    cpu = Math.min(cpu, (used.user + used.system) / records.length);
   }
-  return round(best);
+  return { wall: round(wall), cpu: round(cpu) };
+}
+
+/**
+ * The decoder alone over the REAL captured events (test/fixtures/debezium*: the same changes as JSON
+ * with inline schemas and as Avro, written by Debezium), data topics only, repeated to `SAMPLE`
+ * records: what real rows cost (6-digit timestamps, TOASTed notes), beside the generated mix.
+ */
+function capturedDecodeMicros(avscTypes: Awaited<ReturnType<typeof loadAvscTypes>>) {
+  const read = (dir: string) =>
+    readFileSync(join(repoRoot, 'test/fixtures', dir, 'events.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .flatMap((line, i) => {
+        const parsed = parseReplayLine(line, i + 1);
+        return 'record' in parsed && parsed.record.topic.startsWith('pda.public.') ? [parsed.record] : [];
+      });
+  const writerSchemas = new WriterSchemas();
+  const schemas = JSON.parse(
+    readFileSync(join(repoRoot, 'test/fixtures/debezium-avro/schemas.json'), 'utf8'),
+  ) as Record<string, unknown>;
+  for (const [id, schema] of Object.entries(schemas)) writerSchemas.add(Number(id), JSON.stringify(schema));
+  const out: Record<string, unknown> = {};
+  for (const [name, dir] of [
+    ['json-inline-schema', 'debezium'],
+    ['avro', 'debezium-avro'],
+  ] as const) {
+    const records = read(dir);
+    // Repeated with rising offsets, as a partition would deliver them.
+    const sample = Array.from({ length: SAMPLE }, (_, i) => ({
+      ...(records[i % records.length] as RawRecord),
+      offset: String(i),
+    }));
+    const decoder = () =>
+      createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes, writerSchemas });
+    out[name] = { distinctEvents: records.length, ...decodeMicros(decoder(), sample) };
+  }
+  return out;
+}
+
+/** Bytes of the topics' log segments on the broker's disk (the stack's Kafka data dir). */
+function bytesOnDisk(topics: readonly string[]): number {
+  const dir = join(readStackEnv().PDA_STACK_DIR ?? join(repoRoot, '.stack'), 'kafka', 'data');
+  let bytes = 0;
+  for (const topic of topics) {
+    for (const entry of readdirSync(dir).filter((d) => d.startsWith(`${topic}-`))) {
+      for (const file of readdirSync(join(dir, entry)).filter((f) => f.endsWith('.log'))) {
+        bytes += statSync(join(dir, entry, file)).size;
+      }
+    }
+  }
+  return bytes;
 }
 
 async function consumeAndDecode(kafka: Kafka, groupId: string, topics: string[], decoder: Decoder) {
@@ -237,72 +312,96 @@ async function main() {
   const avscTypes = await loadAvscTypes();
   const stamp = Date.now();
   const results: Record<string, unknown> = {};
+  const capturedDecode = capturedDecodeMicros(avscTypes);
+  process.stderr.write(`decode of the captured events: ${JSON.stringify(capturedDecode)}\n`);
   const created: string[] = [];
   try {
     for (const format of FORMATS) {
-      const prefix = `benchfmt${stamp}${format.replace(/-/g, '')}`;
-      const topics = ['companies', ...MIX.map(([t]) => t)].map((t) => `${prefix}.public.${t}`);
-      await createDataTopics(admin, topics);
-      created.push(prefix);
-      const encode = await encoderFor(format, prefix);
-      const bytes = await fillTopics(
-        kafka,
-        (function* () {
-          for (const input of inputs()) yield encode(input);
-        })(),
-      );
-      // The writer schemas ingest would fetch, fetched once here for the in-memory peers.
-      const writerSchemas = new WriterSchemas();
-      const decoder = () =>
-        createDecoder({ topicPrefix: prefix, bareDecimalMode: 'precise', avscTypes, writerSchemas });
       const sample: RawRecord[] = [];
-      let offset = 0;
-      for (const input of inputs()) {
-        if (sample.length >= SAMPLE) break;
-        const e = encode(input);
-        sample.push({ topic: e.topic, partition: 0, offset: String(offset++), key: e.key, value: e.value });
-      }
-      if (format === 'avro') {
-        const { createSchemaResolver, createSchemaRegistryClient, createLogger } = await import(
-          '@pda/ingest'
+      const perCompression: Record<string, unknown> = {};
+      let micros: { wall: number; cpu: number } | undefined;
+      let apply: { events: number; eventsPerSecond: number } | undefined;
+      for (const [compressionName, compression] of COMPRESSIONS) {
+        const prefix = `benchfmt${stamp}${format.replace(/-/g, '')}${compressionName}`;
+        const topics = ['companies', ...MIX.map(([t]) => t)].map((t) => `${prefix}.public.${t}`);
+        await createDataTopics(admin, topics);
+        created.push(prefix);
+        const encode = await encoderFor(format, prefix);
+        const sent = await fillTopics(
+          kafka,
+          (function* () {
+            for (const input of inputs()) yield encode(input);
+          })(),
+          { compression, batchBytes: BATCH_BYTES },
         );
-        await createSchemaResolver({
-          client: createSchemaRegistryClient({ url: registryUrl(), timeoutMs: 5000 }),
-          schemas: writerSchemas,
-          logger: createLogger('warn'),
-        }).resolve(sample);
+        const disk = bytesOnDisk(topics);
+        // The writer schemas ingest would fetch, fetched once here for the in-memory peers.
+        const writerSchemas = new WriterSchemas();
+        const decoder = () =>
+          createDecoder({ topicPrefix: prefix, bareDecimalMode: 'precise', avscTypes, writerSchemas });
+        const records: RawRecord[] = [];
+        let offset = 0;
+        for (const input of inputs()) {
+          if (records.length >= SAMPLE) break;
+          const e = encode(input);
+          records.push({
+            topic: e.topic,
+            partition: 0,
+            offset: String(offset++),
+            key: e.key,
+            value: e.value,
+          });
+        }
+        if (format === 'avro') {
+          const { createSchemaResolver, createSchemaRegistryClient, createLogger } = await import(
+            '@pda/ingest'
+          );
+          await createSchemaResolver({
+            client: createSchemaRegistryClient({ url: registryUrl(), timeoutMs: 5000 }),
+            schemas: writerSchemas,
+            logger: createLogger('warn'),
+          }).resolve(records);
+        }
+        if (!micros) {
+          sample.push(...records);
+          // The apply thread's work alone, on the same changes for every format, measured again
+          // next to each format's runs: on a shared machine the load moves within one run.
+          const d = decoder();
+          const changes = sample.flatMap((r) => {
+            const x = d(r);
+            return x.type === 'change' ? [x.change] : [];
+          });
+          apply = applyAlone(changes);
+          micros = decodeMicros(decoder(), sample);
+        }
+        const consume = await consumeAndDecode(kafka, `${prefix}-decode`, topics, decoder());
+        const ingest = await ingestSteady(format, prefix, avscTypes);
+        const bound = Math.min(consume.eventsPerSecond, apply?.eventsPerSecond ?? Number.POSITIVE_INFINITY);
+        perCompression[compressionName] = {
+          bytesPerEventSent: Math.round(sent / N),
+          bytesPerEventOnDisk: Math.round(disk / N),
+          consumeAndDecodeOneThread: consume,
+          loadAverage1m: round(loadavg()[0] ?? 0),
+          ingest,
+          boundEventsPerSecond: bound,
+          steadyShareOfBound: ingest.steadyEventsPerSecond
+            ? round(ingest.steadyEventsPerSecond / bound)
+            : null,
+        };
+        process.stderr.write(
+          `${format} ${compressionName}: ${JSON.stringify(perCompression[compressionName])}\n`,
+        );
       }
-      // The apply thread's work alone, on the same changes for every format, measured again next to
-      // each format's worker run: on a shared machine the load moves within one run.
-      const d = decoder();
-      const changes = sample.flatMap((r) => {
-        const x = d(r);
-        return x.type === 'change' ? [x.change] : [];
-      });
-      const apply = applyAlone(changes);
-      const micros = decodeMicros(decoder(), sample);
-      const consume = await consumeAndDecode(kafka, `${prefix}-decode`, topics, decoder());
-      const ingest = await ingestSteady(format, prefix, avscTypes);
-      const bound = Math.min(consume.eventsPerSecond, apply.eventsPerSecond);
-      results[format] = {
-        bytesPerEvent: Math.round(bytes / N),
-        decodeMicrosPerEvent: micros,
-        consumeAndDecodeOneThread: consume,
-        applyAloneOneThread: apply,
-        loadAverage1m: round(loadavg()[0] ?? 0),
-        ingest,
-        boundEventsPerSecond: bound,
-        steadyShareOfBound: ingest.steadyEventsPerSecond ? round(ingest.steadyEventsPerSecond / bound) : null,
-      };
-      process.stderr.write(`${format}: ${JSON.stringify(results[format])}\n`);
+      results[format] = { decodeMicrosPerEvent: micros, applyAloneOneThread: apply, ...perCompression };
     }
   } finally {
     const topics = (await admin.listTopics()).filter((t) => created.some((p) => t.startsWith(`${p}.`)));
     await admin.deleteTopics({ topics }).catch(() => {});
     await admin.disconnect();
   }
-  const base = results['json-inline-schema'] as { ingest: { steadyEventsPerSecond: number } };
-  const avro = results.avro as { ingest: { steadyEventsPerSecond: number } };
+  type Variant = { ingest: { steadyEventsPerSecond: number } };
+  const steady = (format: Format, c: string) =>
+    ((results[format] as Record<string, Variant>)[c] as Variant).ingest.steadyEventsPerSecond;
   process.stdout.write(
     `${JSON.stringify(
       {
@@ -319,13 +418,16 @@ async function main() {
           events: N,
           companies: COMPANIES,
           decodeSample: SAMPLE,
+          recordBatchBytes: BATCH_BYTES,
           mix: Object.fromEntries(MIX),
           updatesShare: 0.2,
         },
         formats: results,
-        avroSteadyOverJsonInlineSchema: round(
-          avro.ingest.steadyEventsPerSecond / base.ingest.steadyEventsPerSecond,
-        ),
+        decodeMicrosPerCapturedEvent: capturedDecode,
+        avroSteadyOverJsonInlineSchema: {
+          none: round(steady('avro', 'none') / steady('json-inline-schema', 'none')),
+          gzip: round(steady('avro', 'gzip') / steady('json-inline-schema', 'gzip')),
+        },
       },
       null,
       2,

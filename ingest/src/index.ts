@@ -9,7 +9,8 @@ export { createLogger } from './logger.ts';
 export { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 export { type GenerationInfo, readGeneration, resolvedDataDir } from './rebuild/generations.ts';
 export { type RebuildDeps, RebuildError, rebuild } from './rebuild/rebuild.ts';
-export { type ReplayOptions, type ReplayTotals, replayFile } from './replay/replay.ts';
+export { parseReplayLine } from './replay/read-jsonl.ts';
+export { ReplayError, type ReplayOptions, type ReplayTotals, replayFile } from './replay/replay.ts';
 export {
   type AvroSupport,
   createAvroSupport,
