@@ -102,8 +102,10 @@ describe('damaged company files', () => {
       site(4, B, 13),
       site(5, C, 14),
       site(6, C, 15),
+      site(9, B, 16),
     ];
     store.applyBatch(history.slice(2, 3)); // site 3's notes are in B's file only
+    store.applyBatch(history.slice(6));
     rmSync(companyPath(dir, B));
     tick(5_000);
     // While B is damaged: site 3 moves to A by an update that left the TOASTed notes out (its
@@ -114,6 +116,9 @@ describe('damaged company files', () => {
       }),
       makeDelete('sites', { id: id(4) }, 51),
       site(5, B, 52, 'moved to B'),
+      // Out and back again while B is damaged: both moves wait; A must not keep it.
+      site(9, A, 53, 'out'),
+      site(9, B, 54, 'back in B'),
     ];
     store.applyBatch(later);
     expect(store.companyFaults()[0]).toMatchObject({ companyId: B, state: 'damaged' });
@@ -135,12 +140,16 @@ describe('damaged company files', () => {
       unavailable: [],
     };
     const backfill = [...history, filled as Change, ...later.slice(1), live];
-    store.applyBatch(backfill.slice(0, 5), { onlyCompany: B, readUpTo: { 'pda.public.sites/0': '4' } });
+    store.applyBatch(backfill.slice(0, 6), { onlyCompany: B, readUpTo: { 'pda.public.sites/0': '4' } });
     expect(() => store.finishCompanyRebuild(B)).toThrow(/read pda.public.sites\/0 up to 4/);
-    store.applyBatch(backfill.slice(5), { onlyCompany: B, readUpTo: { 'pda.public.sites/0': '9' } });
+    store.applyBatch(backfill.slice(6), { onlyCompany: B, readUpTo: { 'pda.public.sites/0': '9' } });
     store.finishCompanyRebuild(B);
     expect(store.companyFaults()).toEqual([]);
-    expect(names(dir, B)).toEqual([`${id(5)}:moved to B`, `${id(8)}:live`]);
+    expect(names(dir, B)).toEqual([`${id(5)}:moved to B`, `${id(8)}:live`, `${id(9)}:back in B`]);
+    expect(controlRows(dir, 'routes').find((r) => r.id === id(9))).toMatchObject({
+      company_id: B,
+      _src_lsn: 54,
+    });
     // The move that waited reached A with its notes; C is as before (the backfill wrote nothing else).
     expect(companyRows(dir, A, 'sites').map((r) => [r.name, r.notes])).toEqual([
       ['site 1', expect.anything()],

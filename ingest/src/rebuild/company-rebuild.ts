@@ -68,17 +68,21 @@ const TENANT = new Set<string>(TENANT_TABLES);
 const LONG_TEXT = 1_000;
 
 /**
- * What the backfill hands to the writer, in stream order: a tenant row's upserts once the row has
- * named the company (its own changes, and later the moves out of it), every tenant delete (key
- * only: the route decides; `onlyCompany` drops the others' operations). Upserts get their
- * `unavailable` long text columns filled from the latest value read for the row.
+ * What the backfill hands to the writer, in stream order: every change of a tenant row from its
+ * first upsert naming the company on (its changes there, and after a move out of it the changes
+ * elsewhere, which the live batches skipped while the company was out of service; the guards skip
+ * the ones the other file already holds). Upserts get their `unavailable` long text columns
+ * filled from the latest value read for the row, in any company.
  */
 export function createBackfillFilter(companyId: string): (change: Change) => Change | undefined {
   const named = new Set<string>();
   const longText = new Map<string, Map<string, string>>();
   return (change) => {
     if (!TENANT.has(change.table) || change.kind === 'truncate') return undefined;
-    if (change.kind === 'delete') return change;
+    if (change.kind === 'delete') {
+      // Only a row that has been the company's: the others' deletes would only cost guard checks.
+      return named.has(`${change.table}\u0000${String(change.key.id)}`) ? change : undefined;
+    }
     const id = change.row.id;
     const key = `${change.table}\u0000${String(id)}`;
     let row = change.row;

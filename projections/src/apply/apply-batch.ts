@@ -34,10 +34,11 @@ import { type BatchResult, Tally } from './result.ts';
  * A damaged company file (company-faults.ts) fails only its company: the company is taken out of
  * service, its operations are skipped (now and in later batches, until its rebuild), a row that
  * would move out of it waits (plan-tenant.ts) and the batch goes on. `onlyCompany` is that
- * rebuild's backfill: the plan is made as usual; the named company's operations are applied, and
- * the moves out of it that waited (their upsert in the receiving file, their route); nothing else
- * is written (the live batches already moved control.sqlite past every other change the backfill
- * reads again).
+ * rebuild's backfill: the changes of the rows that ever belonged to the company, replayed in their
+ * order. The plan is made as usual and applied to every file — in the other companies' files the
+ * version guards skip what they already hold, and what the live batches skipped (a row's move out
+ * of the company and its later changes, which waited) is applied there now — with the routes it
+ * moves; nothing else of control.sqlite is written (the live batches are past every other change).
  */
 export function applyBatch(
   control: ControlFile,
@@ -73,18 +74,7 @@ export function applyBatch(
 
     const written: string[] = [];
     for (const companyId of companyOrder(plan, (id) => files.isOpen(id))) {
-      const planned = plan.companies.get(companyId) ?? [];
-      // Backfill: another company's share is only the rows that moved out of the rebuilt one.
-      const ops =
-        onlyCompany === undefined || companyId === onlyCompany
-          ? planned
-          : planned.filter((op) => op.kind === 'upsert' && op.from === onlyCompany);
-      if (ops.length < planned.length)
-        skipAll(
-          planned.filter((op) => !ops.includes(op)),
-          tally,
-        );
-      if (ops.length === 0) continue;
+      const ops = plan.companies.get(companyId) ?? [];
       if (control.faults.isDamaged(companyId)) {
         skipAll(ops, tally);
         continue;
@@ -100,14 +90,9 @@ export function applyBatch(
     }
     const companiesDone = performance.now();
     if (onlyCompany !== undefined) {
-      // The routes of the rows that moved out of the rebuilt company (their move waited for it).
-      const moved = new Map(
-        [...plan.routes].map(([table, routes]) => [
-          table,
-          new Map([...routes].filter(([, route]) => route.companyId !== onlyCompany)),
-        ]),
-      );
-      control.db.transaction(() => writeRoutes(control, { ...plan, routes: moved }))();
+      // Only the rows whose changes waited for the company move their routes here: every other
+      // route is already past the replayed change (the plan changes a route only for a newer one).
+      control.db.transaction(() => writeRoutes(control, plan))();
       for (const change of plan.skipped) tally.count(change.table, 'skipped');
       companies += written.length;
       first = false;

@@ -89,7 +89,7 @@ export function planTenantUpsert(
       if (reaches(plan, carry.from, companyId)) return 'cut';
       addPrecedes(plan, companyId, carry.from);
     }
-    op = { ...op, values: row.values, missing: row.unknown, from: route.companyId, ...(carry && { carry }) };
+    op = { ...op, values: row.values, missing: row.unknown, ...(carry && { carry }) };
     // The row moved: it leaves a tombstone in the old file at the same position.
     pushCompanyOp(plan, route.companyId, { kind: 'delete', table, id, lsn, change, derived: true });
     view.set(table, id, { companyId, lsn });

@@ -38,8 +38,6 @@ export type CompanyOp =
       readonly change: UpsertChange;
       readonly derived: false;
       readonly carry?: Carry;
-      /** The company the row moves out of, when the change moves it (a company rebuild replays those). */
-      readonly from?: string;
     }
   | {
       readonly kind: 'delete';

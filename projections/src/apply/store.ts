@@ -45,8 +45,10 @@ export interface ApplyOptions {
    */
   readonly sourceCurrentAtMs?: number;
   /**
-   * A per-company rebuild's backfill (ingest/src/rebuild/company-rebuild.ts): apply only this
-   * company's operations, write nothing to control.sqlite. The company must be rebuilding.
+   * A per-company rebuild's backfill (ingest/src/rebuild/company-rebuild.ts): the changes of the
+   * rows that have been this company's, replayed in order into its new file (and into the files
+   * its rows moved to while it was out of service); of control.sqlite only the routes they move.
+   * The company must be rebuilding.
    */
   readonly onlyCompany?: string;
   /**
