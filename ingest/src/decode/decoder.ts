@@ -200,9 +200,13 @@ export function createDecoder(options: DecoderOptions): Decoder {
       } else {
         if (record.value.length === 0) fail('empty value (neither an event nor a tombstone)');
         const value = record.value;
-        result = withExactRetry((exact) =>
-          decodeChange(cache, origin, topic, record.key, value, exact, options),
-        );
+        // Avro longs beyond 2^53 already decode as BigInt: only JSON needs the exact re-parse.
+        result =
+          schemaIdOf(value) !== undefined
+            ? decodeChange(cache, origin, topic, record.key, value, false, options)
+            : withExactRetry((exact) =>
+                decodeChange(cache, origin, topic, record.key, value, exact, options),
+              );
       }
     } catch (error) {
       result =
