@@ -16,6 +16,7 @@ import {
   WRITER_DESCRIPTOR_RESERVE,
 } from '@pda/projections';
 import type { Logger } from 'pino';
+import { createDurabilityBarrier } from './apply/durability.ts';
 import { createGroupBound } from './apply/group-bound.ts';
 import { createPipeline } from './apply/pipeline.ts';
 import { type AsyncApplySink, asyncSinkOf } from './apply/sink.ts';
@@ -247,6 +248,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           }),
         readHeartbeat: avro.readHeartbeat,
         memberFile: memberFilePath(storeOptions.dataDir),
+        durable: createDurabilityBarrier(storeOptions.dataDir),
         logger,
         // A full/read-only/failing disk: one line per fault (storage-state.ts), retried every 2 s.
         onApplyFailure: (error) =>

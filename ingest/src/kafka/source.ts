@@ -58,6 +58,11 @@ export interface KafkaSourceOptions {
    * storage fault is logged once per fault, not per partition and retry); `retryMs` replaces the
    * exponential backoff (a full disk is retried every few seconds so applying resumes soon after).
    */
+  /**
+   * Resolves once what SQLite committed so far is on disk (apply/durability.ts); offsets are
+   * committed only after it. Omitted: offsets follow the SQLite commits directly.
+   */
+  readonly durable?: () => Promise<void>;
   readonly onApplyFailure?: (error: unknown) => { logged: boolean; retryMs?: number };
 }
 
@@ -225,6 +230,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       await null;
       try {
         for (let offsets = inFlight.commitable(); offsets.length > 0; offsets = inFlight.commitable()) {
+          await options.durable?.();
           await consumer.commitOffsets([...offsets]);
           inFlight.committed(offsets);
         }
