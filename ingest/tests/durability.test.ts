@@ -30,7 +30,7 @@ const settled = async (p: Promise<unknown>) => {
 describe('the durability barrier before offset commits', () => {
   it('makes a caller that arrives during a flush wait for the next one, shared by every such caller', async () => {
     const { started, flush } = manualFlushes();
-    const barrier = createDurabilityBarrier('/unused', flush);
+    const barrier = createDurabilityBarrier('/unused', flush, 0);
     const first = barrier();
     const second = barrier();
     const third = barrier();
@@ -47,7 +47,7 @@ describe('the durability barrier before offset commits', () => {
 
   it('rejects when the flush fails, and flushes again on the next call', async () => {
     const { started, flush } = manualFlushes();
-    const barrier = createDurabilityBarrier('/unused', flush);
+    const barrier = createDurabilityBarrier('/unused', flush, 0);
     const failing = barrier();
     started[0]?.finish(new Error('EIO'));
     await expect(failing).rejects.toThrow('EIO');
@@ -60,5 +60,22 @@ describe('the durability barrier before offset commits', () => {
   it('flushes a real directory, and names the path when it cannot', async () => {
     await syncFileSystem(mkdtempSync(join(tmpdir(), 'durability-')));
     await expect(syncFileSystem('/no/such/dir')).rejects.toThrow('/no/such/dir');
+  });
+});
+
+describe('the spacing of flushes', () => {
+  it('starts a flush no sooner than the interval after the previous one started', async () => {
+    const starts: number[] = [];
+    const barrier = createDurabilityBarrier(
+      '/unused',
+      async () => {
+        starts.push(Date.now());
+      },
+      200,
+    );
+    await barrier();
+    await barrier();
+    expect(starts).toHaveLength(2);
+    expect((starts[1] as number) - (starts[0] as number)).toBeGreaterThanOrEqual(195);
   });
 });

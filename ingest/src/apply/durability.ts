@@ -14,18 +14,36 @@ import { execFile } from 'node:child_process';
 
 export type DurabilityBarrier = () => Promise<void>;
 
+/**
+ * At most one flush a second: each is a process (`sync`) and a burst of writeback, and one per
+ * commit round cost more. Offsets are then committed up to a second later, which only widens what a
+ * crash replays. The price of durability that remains, measured with bench/ingest-throughput.ts
+ * (300,000 events, paired runs with and without the barrier): steady 25,100-26,100 against
+ * 25,900-29,900 events/s, 3-13 %: pages written back now that the kernel would have rewritten
+ * in place before writing them once.
+ */
+const FLUSH_INTERVAL_MS = 1000;
+
 /** Flushes the file system of `dataDir`; rejects when the flush failed (nothing may be committed). */
 export function createDurabilityBarrier(
   dataDir: string,
   flush: () => Promise<void> = () => syncFileSystem(dataDir),
+  minIntervalMs = FLUSH_INTERVAL_MS,
 ): DurabilityBarrier {
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
+  let lastStartedAt = Number.NEGATIVE_INFINITY;
+  const spaced = async () => {
+    const wait = lastStartedAt + minIntervalMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    lastStartedAt = Date.now();
+    return flush();
+  };
   return () => {
     // A flush already running may have started before the caller's commits: wait for the next one.
     if (queued) return queued;
     if (!running) {
-      running = flush().finally(() => {
+      running = spaced().finally(() => {
         running = undefined;
       });
       return running;
@@ -34,7 +52,7 @@ export function createDurabilityBarrier(
       .catch(() => {})
       .then(() => {
         queued = undefined;
-        running = flush().finally(() => {
+        running = spaced().finally(() => {
           running = undefined;
         });
         return running;
