@@ -25,7 +25,13 @@ import { kafkaClient, repoRoot, waitFor } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, ingestEnv, startIngest } from './support/ingest-process.ts';
 import { longVariant, writeLog, writeResult } from './support/result.ts';
-import { type Ext4Mount, integrityProblems, mountExt4 } from './support/storage.ts';
+import {
+  committedTotal,
+  type Ext4Mount,
+  integrityProblems,
+  mountExt4,
+  type StorageReadyz,
+} from './support/storage.ts';
 import {
   committedChanges,
   createCompanies,
@@ -37,25 +43,6 @@ const run = promisify(execFile);
 const READ_ONLY_MS = longVariant() ? 60_000 : 8_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (n: number) => Math.round(n * 100) / 100;
-
-interface Readyz {
-  status: string;
-  lag: number | null;
-  storage: { status: string; since?: string; error?: string; failures?: number };
-}
-
-/** The group's committed offsets, summed over the connector's data partitions. */
-async function committedTotal(groupId: string, prefix: string): Promise<number> {
-  const admin = kafkaClient('fault-read-only').admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.public.`));
-    const offsets = await admin.fetchOffsets({ groupId, topics });
-    return offsets.flatMap((t) => t.partitions).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 // Mounting needs root (the CI and the test machine run as root); elsewhere the case is skipped.
 describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only', () => {
@@ -81,7 +68,8 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       const groupId = `e2e-fault-read-only-${randomUUID()}`;
       ingest = startIngest({ dataDir, groupId, env: { INGEST_TOPIC_PREFIX: connector.topicPrefix } });
       const port = await ingest.adminPort();
-      const readyz = async () => (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as Readyz;
+      const readyz = async () =>
+        (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as StorageReadyz;
       await ingest.firstAppliedSeconds(120_000);
       await ingest.caughtUpSeconds(120_000);
 
@@ -90,7 +78,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       let detectSeconds: number;
       let resumeSeconds: number;
       let whileReadOnly: {
-        readyz: Readyz;
+        readyz: StorageReadyz;
         faultMetric: number;
         committedBefore: number;
         committedAfter: number;

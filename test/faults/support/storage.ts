@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { openReader } from '@pda/projections';
-import { waitFor } from '../../src/stack-env.ts';
+import { kafkaClient, waitFor } from '../../src/stack-env.ts';
 
 const run = promisify(execFile);
 
@@ -138,4 +138,24 @@ export function integrityProblems(dataDir: string): string[] {
     }
   }
   return problems;
+}
+
+/** ingest's /readyz, as far as the storage cases read it. */
+export interface StorageReadyz {
+  status: string;
+  lag: number | null;
+  storage: { status: string; since?: string; error?: string; failures?: number };
+}
+
+/** The group's committed offsets, summed over the connector's data partitions. */
+export async function committedTotal(groupId: string, prefix: string): Promise<number> {
+  const admin = kafkaClient(`fault-offsets-${groupId}`).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.public.`));
+    const offsets = await admin.fetchOffsets({ groupId, topics });
+    return offsets.flatMap((t) => t.partitions).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+  } finally {
+    await admin.disconnect();
+  }
 }
