@@ -16,6 +16,7 @@ import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
 import { longVariant, writeLog, writeResult } from './support/result.ts';
 import {
+  COMMITS_SETTLE_MS,
   committedTotal,
   fillUp,
   integrityProblems,
@@ -89,8 +90,9 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
         );
         detectSeconds = (Date.now() - filledAt) / 1000;
         expect(faulted.status).toBe('not_ready');
+        await pause(COMMITS_SETTLE_MS);
         const committedBefore = await committedTotal(groupId, connector.topicPrefix);
-        await pause(FULL_MS);
+        await pause(FULL_MS - COMMITS_SETTLE_MS);
         const committedAfter = await committedTotal(groupId, connector.topicPrefix);
         whileFull = {
           readyz: await readyz(),
