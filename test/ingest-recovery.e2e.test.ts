@@ -3,7 +3,6 @@
 // member's session to time out. The session timeout is set to 120 s here, so a row applied within
 // 60 s of the restart cannot have been applied by the old mechanism: this checks the mechanism, not
 // a speed (the recovery time itself is measured by the fault campaign and reported, not asserted).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,63 +11,32 @@ import { memberFilePath, readRecordedMember } from '@pda/ingest';
 import { companyPath, openCompanyReader } from '@pda/projections';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, kafkaClient, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
+import { type IngestProcess, startIngest } from './faults/support/ingest-process.ts';
+import { inTransaction, kafkaClient, pgPool, waitFor } from './src/stack-env.ts';
 
 const SESSION_TIMEOUT_MS = 120_000;
 const dataDir = mkdtempSync(join(tmpdir(), 'ingest-e2e-recovery-'));
 const groupId = `e2e-recovery-${randomUUID()}`;
-const children: ChildProcess[] = [];
+const children: IngestProcess[] = [];
 let pool: pg.Pool;
 
 beforeAll(() => {
   pool = pgPool();
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const c of children) if (c.alive()) await c.kill9();
   await pool.end();
 });
 
-interface Child {
-  readonly process: ChildProcess;
-  readonly lines: Record<string, unknown>[];
-}
-
-function startIngest(): Child {
-  const env = stackEnv();
-  const child = spawn(process.execPath, [join(repoRoot, 'ingest/src/main.ts')], {
-    env: {
-      ...process.env,
-      INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
-      INGEST_TOPIC_PREFIX: env.topicPrefix,
-      INGEST_GROUP_ID: groupId,
-      INGEST_DATA_DIR: dataDir,
-      INGEST_ADMIN_PORT: '0',
-      INGEST_LOG_LEVEL: 'info',
-      INGEST_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
-      ...(process.env.PDA_SCHEMA_REGISTRY_URL
-        ? { INGEST_SCHEMA_REGISTRY_URL: process.env.PDA_SCHEMA_REGISTRY_URL }
-        : {}),
-    },
-    cwd: join(repoRoot, 'ingest'),
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The real ingest process (the fault campaign's harness), with a session timeout no test waits out. */
+function startWorker(): IngestProcess {
+  const child = startIngest({
+    dataDir,
+    groupId,
+    env: { INGEST_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS) },
   });
-  const lines: Record<string, unknown>[] = [];
-  let pending = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    for (const line of parts) {
-      try {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  child.stderr?.resume();
   children.push(child);
-  return { process: child, lines };
+  return child;
 }
 
 async function siteInProjection(company: string, siteId: string): Promise<boolean> {
@@ -106,7 +74,7 @@ describe('ingest restarted after kill -9', () => {
     await inTransaction(pool, [
       ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Recovery e2e', 'EUR')", [company]],
     ]);
-    const first = startIngest();
+    const first = startWorker();
     const before = await insertSite(company);
     await waitFor('the first worker to apply', () => siteInProjection(company, before), {
       timeoutMs: 120_000,
@@ -116,13 +84,12 @@ describe('ingest restarted after kill -9', () => {
     expect(dead?.groupId).toBe(groupId);
     expect(await groupMembers()).toEqual([dead?.memberId]);
 
-    first.process.kill('SIGKILL');
-    await new Promise((resolve) => first.process.once('exit', resolve));
+    await first.kill9();
     // Still a member: only its session timeout would remove it without the takeover.
     expect(await groupMembers()).toEqual([dead?.memberId]);
 
     const restartedAt = Date.now();
-    const second = startIngest();
+    const second = startWorker();
     const after = await insertSite(company);
     await waitFor('the restarted worker to apply', () => siteInProjection(company, after), {
       timeoutMs: SESSION_TIMEOUT_MS / 2,
@@ -138,8 +105,6 @@ describe('ingest restarted after kill -9', () => {
     expect(members[0]).not.toBe(dead?.memberId);
     expect(readRecordedMember(memberFilePath(dataDir))?.memberId).toBe(members[0]);
 
-    second.process.kill('SIGTERM');
-    await new Promise((resolve) => second.process.once('exit', resolve));
-    expect(second.process.exitCode).toBe(0);
+    expect(await second.stop()).toBe(0);
   });
 });
