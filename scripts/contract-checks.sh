@@ -89,10 +89,10 @@ SCHEMATHESIS_HOOKS="$repo_root/scripts/lib/contract-schemathesis-hooks.py" timeo
   --generation-database "$repo_root/.data/contract-checks/examples" --no-color \
   >"$work/schemathesis.log" 2>&1 || st_status=$?
 if [ "$st_status" != 0 ]; then
-  cat "$work/schemathesis.log" | cut -c1-2000
+  plain_banners <"$work/schemathesis.log" | cut -c1-2000
   grep -iE '"level":(50|60)' "$work/api.log" | tail -n 20 >&2 || true
   echo "contract-checks: Schemathesis failed (exit $st_status)" >&2
   exit 1
 fi
-sed -n '/SUMMARY/,$p' "$work/schemathesis.log"
+sed -n '/SUMMARY/,$p' "$work/schemathesis.log" | plain_banners
 echo "contract-checks: Spectral and Schemathesis passed"

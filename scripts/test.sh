@@ -103,30 +103,39 @@ fi
 # The container path: the native stack is stopped first (two cores; the compose test uses ports of
 # its own either way).
 containers_status=0
-containers_reports=()
+container_results=()
 if [ "${PDA_TEST_CONTAINERS:-1}" = 1 ]; then
   stop_stack
   echo "== container images (ops/containers/build-images.sh)"
-  if bash ops/containers/build-images.sh; then
+  images_status=0
+  bash ops/containers/build-images.sh || images_status=$?
+  container_results+=("step:container-images:$images_status")
+  if [ "$images_status" = 0 ]; then
     # One project at a time: vitest would run the two projects' files side by side on two cores.
     echo "== the CDC e2e files on a testcontainers stack"
-    containers_reports=("$results_dir/e2e-containers.json" "$results_dir/containers.json")
+    e2e_containers_status=0
     pnpm exec vitest run --project e2e-containers --reporter=default --reporter=json \
-      --outputFile.json="$results_dir/e2e-containers.json" || containers_status=$?
+      --outputFile.json="$results_dir/e2e-containers.json" || e2e_containers_status=$?
     echo "== container tests (docker-compose black box)"
+    compose_status=0
     pnpm exec vitest run --project containers --reporter=default --reporter=json \
-      --outputFile.json="$results_dir/containers.json" || containers_status=$?
+      --outputFile.json="$results_dir/containers.json" || compose_status=$?
+    container_results+=("$results_dir/e2e-containers.json:$e2e_containers_status" "$results_dir/containers.json:$compose_status")
+    [ "$e2e_containers_status" = 0 ] && [ "$compose_status" = 0 ] || containers_status=1
   else
     containers_status=1
-    echo "test: building the container images failed" >&2
+    echo "test: building the container images failed (exit $images_status); the container tests did not run" >&2
+    # Their reports are missing, so the closing line counts them as failures too.
+    container_results+=("$results_dir/e2e-containers.json:1" "$results_dir/containers.json:1")
   fi
 else
   echo "== container tests NOT run (PDA_TEST_CONTAINERS=0)"
 fi
 
-# One plain closing line for CI: 'N passed, N failed' (vitest's own summary is per project).
-node scripts/lib/summarize-results.mjs "$results_dir/unit.json" "$results_dir/e2e.json" \
-  "$contract_status" "${containers_reports[@]}"
-[ "$containers_status" = 0 ] || echo "test: the container path failed (exit $containers_status)"
+# One plain closing line for CI, the last line of the run (scripts/lib/summarize-results.ts says
+# what counts): vitest's own summary is per project.
+[ "$containers_status" = 0 ] || echo "test: the container path failed"
+node scripts/lib/summarize-results.ts "$results_dir/unit.json:$unit_status" "$results_dir/e2e.json:$e2e_status" \
+  "step:contract-checks:$contract_status" "${container_results[@]}"
 
 [ "$unit_status" = 0 ] && [ "$e2e_status" = 0 ] && [ "$contract_status" = 0 ] && [ "$containers_status" = 0 ]
