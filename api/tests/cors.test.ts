@@ -30,7 +30,8 @@ const preflight = (url: string) =>
     },
   });
 
-const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id';
+const EXPOSED =
+  'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, ETag, Data-Current-As-Of';
 
 describe('preflight', () => {
   test.each(['/v1/sites', '/v1/sites/00000000-0000-4000-8000-000000000001?include=contacts', '/v1/health'])(
@@ -42,7 +43,7 @@ describe('preflight', () => {
       expect(response.headers).toMatchObject({
         'access-control-allow-origin': '*',
         'access-control-allow-methods': 'GET, OPTIONS',
-        'access-control-allow-headers': 'Authorization, X-Service-Company',
+        'access-control-allow-headers': 'Authorization, X-Service-Company, If-None-Match',
         'access-control-max-age': '7200',
         allow: 'GET, HEAD, OPTIONS',
       });

@@ -5,7 +5,7 @@ import { ProjectionStore } from '@pda/projections';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isoMicros } from '../src/collection/deletions-handler.ts';
+import { isoMicros } from '../src/collection/iso-micros.ts';
 import { expectConforms, expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, TEST_BASE_URL, testApp } from './support/test-app.ts';
@@ -90,11 +90,15 @@ describe('GET /v1/deletions', () => {
     expect(body.data[0]).toEqual({ type: 'sites', id: A.sites[0], deleted_at: isoMicros(d1 * 1000) });
     expect(body.data[0].deleted_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(body.data[3].deleted_at >= iso(d2).replace('Z', '000Z')).toBe(true);
-    expect(body.meta).toEqual({ page: { limit: 50, has_more: false } });
+    expect(body.meta).toEqual({
+      page: { limit: 50, has_more: false },
+      sync: { token: expect.any(String), as_of: expect.any(String) },
+    });
     expect(body.links).toEqual({
       self: `${TEST_BASE_URL}/v1/deletions?filter%5Bdeleted_since%5D=${encodeURIComponent(iso(t0))}&limit=50`,
       next: null,
       prev: null,
+      sync: `${TEST_BASE_URL}/v1/deletions?limit=50&sync_token=${body.meta.sync.token}`,
     });
   });
 
@@ -220,9 +224,8 @@ describe('paging', () => {
 });
 
 describe('parameters', () => {
-  test('filter[deleted_since] is required and must be an RFC 3339 date-time', async () => {
+  test('filter[deleted_since] must be an RFC 3339 date-time', async () => {
     for (const url of [
-      '/v1/deletions',
       '/v1/deletions?filter[deleted_since]=yesterday',
       '/v1/deletions?filter[deleted_since]=2026-01-01',
     ]) {

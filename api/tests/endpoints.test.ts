@@ -44,8 +44,17 @@ describe('collections', () => {
       const body = response.json();
       expect(Object.keys(body).sort()).toEqual(['data', 'links', 'meta']);
       expect(body.data.map((row: { id: string }) => row.id)).toEqual([...f.ids.A[ids]].sort());
-      expect(body.meta).toEqual({ page: { limit: 50, has_more: false } });
-      expect(body.links).toEqual({ self: `${TEST_BASE_URL}${url}?limit=50`, next: null, prev: null });
+      // The last page hands out the next run's sync token (api/tests/sync-token.test.ts).
+      expect(body.meta).toEqual({
+        page: { limit: 50, has_more: false },
+        sync: { token: expect.any(String), as_of: expect.stringMatching(ISO_UTC) },
+      });
+      expect(body.links).toEqual({
+        self: `${TEST_BASE_URL}${url}?limit=50`,
+        next: null,
+        prev: null,
+        sync: `${TEST_BASE_URL}${url}?limit=50&sync_token=${body.meta.sync.token}`,
+      });
       for (const row of body.data) {
         expect(row.created_at).toMatch(ISO_UTC);
         expect(row.updated_at).toMatch(ISO_UTC);

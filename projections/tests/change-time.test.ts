@@ -151,6 +151,7 @@ describe('projection change time', () => {
         last_changed_us: Math.max(...all),
         representation: REPRESENTATION.version,
         tombstones_since_us: 5_000_000, // the file's creation (tombstone-retention.test.ts)
+        created_us: 5_000_000, // its generation, for sync tokens
       },
     ]);
     store.close();

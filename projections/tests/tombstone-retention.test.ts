@@ -67,7 +67,9 @@ describe('meta.tombstones_since_us', () => {
     store.close();
     // Turn it back into a version-3 file with a change time handed out, then reopen as the writer.
     const raw = new Database(companyPath(dir, A));
-    raw.exec('DROP INDEX tombstones_by_changed; ALTER TABLE meta DROP COLUMN tombstones_since_us');
+    raw.exec(
+      'DROP INDEX tombstones_by_changed; ALTER TABLE meta DROP COLUMN tombstones_since_us; ALTER TABLE meta DROP COLUMN created_us',
+    );
     raw.exec('UPDATE meta SET last_changed_us = 6000000');
     raw.pragma('user_version = 3');
     raw.close();

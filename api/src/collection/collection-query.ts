@@ -1,5 +1,6 @@
 import { invalidParameter } from '../http/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
+import { exclusiveWith } from '../sync/sync-token.ts';
 import { parseFields, parseInclude } from './members.ts';
 import { type ParsedSort, parseSort } from './sort.ts';
 
@@ -19,6 +20,8 @@ export interface CollectionQuery {
   readonly filters: string;
   readonly changedSinceUs: number | undefined;
   readonly cursor: string | undefined;
+  /** `sync_token` as given (checked by the handler: api/src/sync/sync-token.ts). */
+  readonly syncToken: string | undefined;
   /** The parameters as given (normalised), carried into links. */
   readonly raw: {
     readonly sort: string | undefined;
@@ -43,6 +46,8 @@ export function parseCollectionQuery(
   const include = queryText(query, 'include');
   const fields = queryText(query, `fields[${resource.name}]`);
   const updatedSince = queryText(query, 'filter[updated_since]');
+  const syncToken = queryText(query, 'sync_token');
+  if (syncToken !== undefined && updatedSince !== undefined) throw exclusiveWith('filter[updated_since]');
   let changedSinceUs: number | undefined;
   let filters = '';
   if (updatedSince !== undefined) {
@@ -61,6 +66,7 @@ export function parseCollectionQuery(
     filters,
     changedSinceUs,
     cursor: queryText(query, 'cursor'),
+    syncToken,
     raw: { sort, include, fields, updatedSince },
   };
 }

@@ -1,11 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { KeysetPosition } from '@pda/projections';
 import { CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
+import { openPayload, signPayload } from './signed-token.ts';
 
 /**
- * Opaque page cursors (AIP-158: bound to the query, unforgeable): base64url(JSON payload) + '.' +
- * base64url(HMAC-SHA256(secret, payload)). The payload binds the company, the resource, the
- * canonical sort and the filters, plus the direction and the keyset position of the boundary row.
+ * Opaque page cursors (AIP-158: bound to the query, unforgeable), signed as signed-token.ts says.
+ * The payload binds the company, the resource, the canonical sort and the filters, plus the
+ * direction and the keyset position of the boundary row, and carries where the walk started (the
+ * sync point its last page turns into a sync token: api/src/sync/).
  * `limit`, `include` and `fields` are not bound: they may change between pages.
  */
 
@@ -20,15 +21,26 @@ export interface CursorBinding {
   readonly f: string;
 }
 
+/** The snapshot a walk's first page read: the file's generation and its highest change time. */
+export interface WalkStart {
+  readonly generation: number;
+  readonly watermarkUs: number;
+}
+
 export interface CursorPosition {
   readonly direction: 'after' | 'before';
   readonly position: KeysetPosition;
+  /** Absent in cursors issued before sync tokens existed: their walk ends without one. */
+  readonly walk?: WalkStart | undefined;
 }
 
 interface Payload extends CursorBinding {
   readonly v: 1;
   readonly d: 'a' | 'b';
   readonly k: readonly string[];
+  /** Walk start: generation and watermark (µs, as text: beyond 2^53 never, but exact either way). */
+  readonly g?: number;
+  readonly w?: string;
 }
 
 const CONTEXT = 'pda-cursor-v1.';
@@ -39,9 +51,9 @@ export function signCursor(secret: string, binding: CursorBinding, at: CursorPos
     ...binding,
     d: at.direction === 'after' ? 'a' : 'b',
     k: at.position,
+    ...(at.walk && { g: at.walk.generation, w: String(at.walk.watermarkUs) }),
   };
-  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-  return `${body}.${mac(secret, body).toString('base64url')}`;
+  return signPayload(secret, CONTEXT, payload);
 }
 
 /**
@@ -54,17 +66,7 @@ export function verifyCursor(
   expected: CursorBinding,
   keyCount: number,
 ): CursorPosition {
-  const dot = token.indexOf('.');
-  const body = dot > 0 ? token.slice(0, dot) : '';
-  const signature = Buffer.from(dot > 0 ? token.slice(dot + 1) : '', 'base64url');
-  const signedBy = (secret: string) => {
-    const wanted = mac(secret, body);
-    return signature.length === wanted.length && timingSafeEqual(signature, wanted);
-  };
-  if (body === '' || !secrets.some(signedBy)) {
-    throw invalidCursor(CURSOR_DETAIL);
-  }
-  const payload = parse(body);
+  const payload = checkedPayload(openPayload(secrets, CONTEXT, token));
   if (
     payload.c !== expected.c ||
     payload.r !== expected.r ||
@@ -76,7 +78,11 @@ export function verifyCursor(
     );
   }
   if (payload.k.length !== keyCount) throw invalidCursor('The cursor is not valid for this sort.');
-  return { direction: payload.d === 'a' ? 'after' : 'before', position: payload.k };
+  const walk =
+    payload.g !== undefined && payload.w !== undefined
+      ? { generation: payload.g, watermarkUs: Number(payload.w) }
+      : undefined;
+  return { direction: payload.d === 'a' ? 'after' : 'before', position: payload.k, walk };
 }
 
 /** The secrets a cursor may be signed with: the current one, then the one before a rotation. */
@@ -89,28 +95,24 @@ export function cursorSecrets(config: {
     : [config.cursorSecret];
 }
 
-function mac(secret: string, body: string): Buffer {
-  return createHmac('sha256', secret).update(CONTEXT).update(body).digest();
-}
-
 /** Only reached with a valid signature, so a failure here means a payload from another version. */
-function parse(body: string): Payload {
-  try {
-    const value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<Payload>;
-    if (
-      value.v === 1 &&
-      typeof value.c === 'string' &&
-      typeof value.r === 'string' &&
-      typeof value.s === 'string' &&
-      typeof value.f === 'string' &&
-      (value.d === 'a' || value.d === 'b') &&
-      Array.isArray(value.k) &&
-      value.k.every((item) => typeof item === 'string')
-    ) {
-      return value as Payload;
-    }
-  } catch {
-    // fall through
+function checkedPayload(value: unknown): Payload {
+  const payload = value as Partial<Payload> | undefined;
+  if (
+    payload !== undefined &&
+    payload !== null &&
+    payload.v === 1 &&
+    typeof payload.c === 'string' &&
+    typeof payload.r === 'string' &&
+    typeof payload.s === 'string' &&
+    typeof payload.f === 'string' &&
+    (payload.d === 'a' || payload.d === 'b') &&
+    Array.isArray(payload.k) &&
+    payload.k.every((item) => typeof item === 'string') &&
+    (payload.g === undefined || Number.isSafeInteger(payload.g)) &&
+    (payload.w === undefined || (typeof payload.w === 'string' && /^\d{1,16}$/.test(payload.w)))
+  ) {
+    return payload as Payload;
   }
   throw invalidCursor(CURSOR_DETAIL);
 }

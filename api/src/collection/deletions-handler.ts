@@ -3,13 +3,17 @@ import {
   type DeletionPosition,
   type PageTable,
   readDeletions,
-  readTombstonesSince,
+  readSyncState,
+  type SyncState,
 } from '@pda/projections';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
-import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './cursor.ts';
-import { parseDeletionsQuery } from './deletions-query.ts';
+import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
+import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
+import { type CursorBinding, cursorSecrets, signCursor, verifyCursor, type WalkStart } from './cursor.ts';
+import { parseDeletionsQuery, tokenTypes } from './deletions-query.ts';
+import { isoMicros } from './iso-micros.ts';
 import { pageUrl } from './links.ts';
 import { pageLinks } from './page-links.ts';
 
@@ -29,7 +33,7 @@ const TABLE_TYPES = new Map<string, ResourceName>(
 const FEED = 'deletions';
 
 export function deletionsHandler(app: FastifyInstance): RouteHandlerMethod {
-  return async (request) => {
+  return async (request, reply) => {
     const tenant = request.tenant!;
     const path = request.routeOptions.config.operation!.path;
     const query = parseDeletionsQuery(
@@ -37,37 +41,54 @@ export function deletionsHandler(app: FastifyInstance): RouteHandlerMethod {
       tenant,
       app.config.updatedSinceOverlapMs,
     );
-    const binding: CursorBinding = { c: tenant.company.id, r: FEED, s: '', f: query.filters };
-    const at = query.cursor ? verifyCursor(cursorSecrets(app.config), query.cursor, binding, 3) : undefined;
+    const secrets = cursorSecrets(app.config);
+    let token: WalkStart | undefined;
+    let typeFilter = query.typeFilter;
+    let types = query.types;
+    if (query.syncToken !== undefined) {
+      const verified = verifySyncToken(secrets, query.syncToken, { c: tenant.company.id, r: FEED });
+      token = verified.start;
+      typeFilter = verified.filters;
+      types = tokenTypes(typeFilter, tenant);
+    }
+    const syncBinding = { c: tenant.company.id, r: FEED, f: typeFilter };
+    const filters = token ? `sync=${token.watermarkUs};${typeFilter}` : query.filters;
+    const binding: CursorBinding = { c: tenant.company.id, r: FEED, s: '', f: filters };
+    const at = query.cursor ? verifyCursor(secrets, query.cursor, binding, 3) : undefined;
     const position = at && deletionPosition(at.position);
+    // No time and no token: every deletion kept (no 410: nothing is asked for before the horizon).
+    const sinceUs = token ? token.watermarkUs + 1 : query.sinceUs;
 
     const handle = app.projections.company(tenant.company.id);
-    const tables = query.types.map((name) => RESOURCES[name].table as PageTable);
-    const { page, keptSinceUs } = handle.snapshot(() => ({
-      keptSinceUs: readTombstonesSince(handle),
+    const tables = types.map((name) => RESOURCES[name].table as PageTable);
+    // A first page that a partner polls: answered 304 from the file's meta row alone when unchanged.
+    let etag: string | undefined;
+    if (at === undefined) {
+      const state = readSyncState(handle);
+      requireCovered(token, sinceUs, state);
+      etag = pageEtag(request, tenant.company.id, state);
+      if (ifNoneMatch(request.headers['if-none-match'], etag)) return notModified(app, request, reply, etag);
+    }
+    const { page, state } = handle.snapshot(() => ({
+      state: readSyncState(handle),
       page: readDeletions(handle, {
         tables,
-        sinceUs: query.sinceUs,
+        sinceUs: sinceUs ?? 0,
         limit: query.limit,
         direction: at?.direction ?? 'after',
         position,
       }),
     }));
-    if (query.sinceUs < keptSinceUs) {
-      throw new ApiError(
-        'sync_window_expired',
-        `Deletions of this company are kept since ${isoMicros(keptSinceUs)}; filter[deleted_since] (minus the ` +
-          'safety overlap) is older, so the list could be incomplete. Run a full export, then sync ' +
-          'from the time it started.',
-      );
-    }
+    requireCovered(token, sinceUs, state);
+    const walk = at ? at.walk : walkStart(state);
 
     const secret = app.config.cursorSecret;
-    const link = (cursor: string | undefined) =>
+    const link = (cursor: string | undefined, sync?: string) =>
       pageUrl(app.config.publicBaseUrl, path, [
-        ['filter[deleted_since]', query.raw.deletedSince],
-        ['filter[type]', query.raw.type],
+        ['filter[deleted_since]', sync === undefined ? query.raw.deletedSince : undefined],
+        ['filter[type]', sync === undefined ? query.raw.type : undefined],
         ['limit', String(query.limit)],
+        ['sync_token', sync ?? query.syncToken],
         ['cursor', cursor],
       ]);
     const { next, prev } = pageLinks({
@@ -75,18 +96,43 @@ export function deletionsHandler(app: FastifyInstance): RouteHandlerMethod {
       rows: page.rows,
       hasMore: page.hasMore,
       positionOf: (row: Deletion) => [String(row.changedUs), row.table, row.id],
-      link: (boundary) => link(boundary && signCursor(secret, binding, boundary)),
+      link: (boundary) => link(boundary && signCursor(secret, binding, { ...boundary, walk })),
     });
+    const sync = next === null && walk !== undefined ? signSyncToken(secret, syncBinding, walk) : undefined;
+    if (etag !== undefined) privatePage(reply, pageEtag(request, tenant.company.id, state));
     return {
       data: page.rows.map((row) => ({
         type: TABLE_TYPES.get(row.table),
         id: row.id,
         deleted_at: isoMicros(row.changedUs),
       })),
-      meta: { page: { limit: query.limit, has_more: next !== null } },
-      links: { self: link(query.cursor), next, prev },
+      meta: {
+        page: { limit: query.limit, has_more: next !== null },
+        ...(sync && { sync: { token: sync, as_of: isoMicros(walk!.watermarkUs) } }),
+      },
+      links: { self: link(query.cursor), next, prev, ...(sync && { sync: link(undefined, sync) }) },
     };
   };
+}
+
+/**
+ * 410 when the file cannot list every deletion from `sinceUs` on: with a token, a rebuilt file or
+ * a watermark older than the kept tombstones (sync-token.ts); with a time, a time before them.
+ * Without either, the walk lists what is kept and claims nothing older.
+ */
+function requireCovered(token: WalkStart | undefined, sinceUs: number | undefined, state: SyncState): void {
+  if (token) {
+    requireTokenCovered(token, state);
+    return;
+  }
+  if (sinceUs !== undefined && sinceUs < state.tombstonesSinceUs) {
+    throw new ApiError(
+      'sync_window_expired',
+      `Deletions of this company are kept since ${isoMicros(state.tombstonesSinceUs)}; filter[deleted_since] (minus the ` +
+        'safety overlap) is older, so the list could be incomplete. Run a full export, then sync ' +
+        'from the time it started.',
+    );
+  }
 }
 
 /** A verified cursor's keyset values: change time, table, id (signed by us, so only a check). */
@@ -102,10 +148,4 @@ function deletionPosition(values: readonly string[]): DeletionPosition {
     throw invalidCursor(CURSOR_DETAIL);
   }
   return { changedUs, table, id };
-}
-
-/** µs since the epoch → ISO 8601 UTC with microseconds, like every timestamp of the contract. */
-export function isoMicros(us: number): string {
-  const ms = Math.floor(us / 1000);
-  return `${new Date(ms).toISOString().slice(0, 23)}${String(us - ms * 1000).padStart(3, '0')}Z`;
 }

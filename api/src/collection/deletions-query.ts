@@ -1,6 +1,7 @@
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import { requireScope, type Tenant } from '../auth/authorize.ts';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { exclusiveWith } from '../sync/sync-token.ts';
 import { clampLimit, queryText } from './collection-query.ts';
 
 /**
@@ -11,38 +12,75 @@ import { clampLimit, queryText } from './collection-query.ts';
 
 export interface DeletionsQuery {
   readonly limit: number;
-  /** Tombstones at or after this change time (µs): filter[deleted_since] minus the overlap. */
-  readonly sinceUs: number;
+  /**
+   * Tombstones at or after this change time (µs): filter[deleted_since] minus the overlap; undefined
+   * with a sync token (the handler takes it from the token) and without a time (every one kept).
+   */
+  readonly sinceUs: number | undefined;
   /** The types listed, in registry order (so `services,sites` and `sites,services` are one query). */
   readonly types: readonly ResourceName[];
-  /** Canonical filters for the cursor binding. */
+  /** Canonical filters for the cursor binding (the time filter's part is the handler's with a token). */
   readonly filters: string;
+  /** The types' part of the filters: what a sync token binds. */
+  readonly typeFilter: string;
   readonly cursor: string | undefined;
+  readonly syncToken: string | undefined;
   /** The parameters as given, carried into links. */
-  readonly raw: { readonly deletedSince: string; readonly type: string | undefined };
+  readonly raw: { readonly deletedSince: string | undefined; readonly type: string | undefined };
 }
 
+/**
+ * `sync_token` replaces both filters: it names the types it was issued for (a token of a walk over
+ * `filter[type]=sites` lists sites), so neither may come with it.
+ */
 export function parseDeletionsQuery(
   query: Record<string, unknown>,
   tenant: Tenant,
   overlapMs: number,
 ): DeletionsQuery {
   const deletedSince = queryText(query, 'filter[deleted_since]');
-  if (deletedSince === undefined) throw invalidParameter('filter[deleted_since]', 'is required');
-  const ms = Date.parse(deletedSince);
-  if (!Number.isFinite(ms)) {
-    throw invalidParameter('filter[deleted_since]', 'must be an RFC 3339 date-time with a time zone');
-  }
   const type = queryText(query, 'filter[type]');
+  const syncToken = queryText(query, 'sync_token');
+  if (syncToken !== undefined) {
+    if (deletedSince !== undefined) throw exclusiveWith('filter[deleted_since]');
+    if (type !== undefined) throw exclusiveWith('filter[type]');
+    return {
+      limit: clampLimit(query.limit),
+      sinceUs: undefined,
+      types: [],
+      filters: '',
+      typeFilter: '',
+      cursor: queryText(query, 'cursor'),
+      syncToken,
+      raw: { deletedSince, type },
+    };
+  }
   const types = type === undefined ? scopedTypes(tenant) : namedTypes(type, tenant);
+  const typeFilter = `type=${types.join(',')}`;
+  // Without a time: every deletion still kept, the deletions part of a full export (its last page
+  // hands out the token of the next run).
+  let ms: number | undefined;
+  if (deletedSince !== undefined) {
+    ms = Date.parse(deletedSince);
+    if (!Number.isFinite(ms)) {
+      throw invalidParameter('filter[deleted_since]', 'must be an RFC 3339 date-time with a time zone');
+    }
+  }
   return {
     limit: clampLimit(query.limit),
-    sinceUs: (ms - overlapMs) * 1000,
+    sinceUs: ms === undefined ? undefined : (ms - overlapMs) * 1000,
     types,
-    filters: `deleted_since=${ms};type=${types.join(',')}`,
+    filters: `deleted_since=${ms ?? 'kept'};${typeFilter}`,
+    typeFilter,
     cursor: queryText(query, 'cursor'),
+    syncToken,
     raw: { deletedSince, type },
   };
+}
+
+/** The types a sync token bound (`type=a,b`), each still needing its read scope. */
+export function tokenTypes(typeFilter: string, tenant: Tenant): ResourceName[] {
+  return namedTypes(typeFilter.slice('type='.length), tenant);
 }
 
 /** Named types: each must be an exported resource and needs its read scope (403 naming it). */

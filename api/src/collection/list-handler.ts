@@ -1,9 +1,12 @@
-import { type KeysetPosition, readPage, type SortKey } from '@pda/projections';
+import { type KeysetPosition, readPage, readSyncState, type SortKey } from '@pda/projections';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { Resource } from '../resources/resource.ts';
+import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
+import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
 import { parseCollectionQuery } from './collection-query.ts';
 import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './cursor.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
+import { isoMicros } from './iso-micros.ts';
 import { pageUrl } from './links.ts';
 import { JSON_UTF8, selectedMembers } from './members.ts';
 import { pageLinks } from './page-links.ts';
@@ -11,7 +14,9 @@ import { pageLinks } from './page-links.ts';
 /**
  * A collection endpoint: one keyset page of the tenant's company file, `{ data, meta, links }`.
  * links.next continues after the last row, links.prev goes back before the first; both carry the
- * sort, filters, include, fields and limit of this request plus a signed cursor.
+ * sort, filters, include, fields and limit of this request plus a signed cursor. The last page of
+ * a walk also carries the sync token of the next run (`meta.sync`, `links.sync`), and the first
+ * page of a since- or token-walk an ETag (api/src/sync/).
  */
 export function listHandler(app: FastifyInstance, resource: Resource): RouteHandlerMethod {
   return async (request, reply) => {
@@ -23,19 +28,36 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
       app.config.updatedSinceOverlapMs,
     );
     requireIncludeScopes(tenant, resource, query.include);
+    const secrets = cursorSecrets(app.config);
+    const syncBinding = { c: tenant.company.id, r: resource.name, f: '' };
+    const token =
+      query.syncToken === undefined
+        ? undefined
+        : verifySyncToken(secrets, query.syncToken, syncBinding).start;
     const binding: CursorBinding = {
       c: tenant.company.id,
       r: resource.name,
       s: query.sort.canonical,
-      f: query.filters,
+      f: token ? `sync=${token.watermarkUs}` : query.filters,
     };
     const secret = app.config.cursorSecret;
     const at = query.cursor
-      ? verifyCursor(cursorSecrets(app.config), query.cursor, binding, query.sort.keys.length)
+      ? verifyCursor(secrets, query.cursor, binding, query.sort.keys.length)
       : undefined;
+    const changedSinceUs = token ? token.watermarkUs + 1 : query.changedSinceUs;
 
     const handle = app.projections.company(tenant.company.id);
-    const { page, documents } = handle.snapshot(() => {
+    // A first page that a partner polls: answered 304 from the file's meta row alone when unchanged.
+    const conditional = at === undefined && changedSinceUs !== undefined;
+    let etag: string | undefined;
+    if (conditional) {
+      const state = readSyncState(handle);
+      if (token) requireTokenCovered(token, state);
+      etag = pageEtag(request, tenant.company.id, state);
+      if (ifNoneMatch(request.headers['if-none-match'], etag)) return notModified(app, request, reply, etag);
+    }
+    const { page, documents, state } = handle.snapshot(() => {
+      const state = readSyncState(handle);
       const page = readPage(
         handle,
         resource.table,
@@ -44,20 +66,24 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
           limit: query.limit,
           direction: at?.direction ?? 'after',
           position: at?.position,
-          changedSinceUs: query.changedSinceUs,
+          changedSinceUs,
         },
         resource.pageColumns(query.sort.keys),
       );
-      return { page, documents: resource.documents(handle, page.rows, query.include) };
+      return { page, documents: resource.documents(handle, page.rows, query.include), state };
     });
+    if (token) requireTokenCovered(token, state);
+    // Where this walk started: read by its first page, carried by its cursors to its last.
+    const walk = at ? at.walk : walkStart(state);
 
-    const link = (cursor: string | undefined) =>
+    const link = (cursor: string | undefined, sync?: string) =>
       pageUrl(app.config.publicBaseUrl, path, [
         [`fields[${resource.name}]`, query.raw.fields],
-        ['filter[updated_since]', query.raw.updatedSince],
+        ['filter[updated_since]', sync === undefined ? query.raw.updatedSince : undefined],
         ['include', query.raw.include],
         ['sort', query.raw.sort],
         ['limit', String(query.limit)],
+        ['sync_token', sync ?? query.syncToken],
         ['cursor', cursor],
       ]);
     const { next, prev } = pageLinks({
@@ -65,10 +91,15 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
       rows: page.rows,
       hasMore: page.hasMore,
       positionOf: (row: object) => keysetPosition(row, query.sort.keys),
-      link: (position) => link(position && signCursor(secret, binding, position)),
+      link: (position) => link(position && signCursor(secret, binding, { ...position, walk })),
     });
-    const meta = { page: { limit: query.limit, has_more: next !== null } };
-    const links = { self: link(query.cursor), next, prev };
+    const sync = next === null && walk !== undefined ? signSyncToken(secret, syncBinding, walk) : undefined;
+    const meta = {
+      page: { limit: query.limit, has_more: next !== null },
+      ...(sync && { sync: { token: sync, as_of: isoMicros(walk!.watermarkUs) } }),
+    };
+    const links = { self: link(query.cursor), next, prev, ...(sync && { sync: link(undefined, sync) }) };
+    if (etag !== undefined) privatePage(reply, pageEtag(request, tenant.company.id, state));
     // The stored documents are the response's bytes: joined into the envelope, not re-serialised.
     reply.type(JSON_UTF8);
     return `{"data":[${selectedMembers(documents, query.fields, query.include)}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;

@@ -4,11 +4,14 @@
  * browser still sends nothing the page's script did not put there itself.
  */
 
-/** On every response: any origin may read it, and its rate-limit state and request id. */
+/**
+ * On every response: any origin may read it, its rate-limit state, request id, the ETag a poll
+ * sends back and the freshness of the data.
+ */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id',
+    'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, ETag, Data-Current-As-Of',
 };
 
 /** What a path of the contract allows (405 and preflight answers). */
@@ -21,6 +24,6 @@ export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   allow: ALLOWED_METHODS,
   'access-control-allow-methods': 'GET, OPTIONS',
-  'access-control-allow-headers': 'Authorization, X-Service-Company',
+  'access-control-allow-headers': 'Authorization, X-Service-Company, If-None-Match',
   'access-control-max-age': '7200',
 };

@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { rateLimitExceeded } from '../http/api-error.ts';
 import { type AddressMeter, addressMeter } from '../rate-limit/address-meter.ts';
@@ -27,6 +27,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Spends a client address's budget for an answer given without a request (client-error.ts). */
     meterClientAddress: AddressMeter;
+    /**
+     * Gives back the request's use of its budget and raises its RateLimit-Remaining to match: a
+     * 304 to a conditional request costs nothing (api/src/sync/conditional.ts).
+     */
+    refundRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
 }
 
@@ -62,7 +67,22 @@ export default fp(
     });
     app.addHook('onRequest', app.rateLimit() as unknown as onRequestAsyncHookHandler);
     // The store classes keep their state in a closure: this instance shares the plugin's budgets.
-    app.decorate('meterClientAddress', addressMeter(new store(), addressKey, max, windowMs));
+    const budgets = new store();
+    app.decorate('meterClientAddress', addressMeter(budgets, addressKey, max, windowMs));
+    app.decorate('refundRateLimit', (request: FastifyRequest, reply: FastifyReply) => {
+      return new Promise<void>((resolve) => {
+        budgets.refund(
+          rateLimitKey(request),
+          (_error, result) => {
+            if (result !== undefined && result.ttl > 0) {
+              reply.header('ratelimit-remaining', String(Math.max(0, max - result.current)));
+            }
+            resolve();
+          },
+          windowMs,
+        );
+      });
+    });
   },
   { name: 'pda-rate-limit', fastify: '5.x', dependencies: ['pda-config', 'pda-auth', 'pda-cors'] },
 );

@@ -23,6 +23,10 @@ export function localStore(maxKeys: number) {
       callback(null, counter.read(key, windowMs));
     }
 
+    refund(key: string, callback: Callback, windowMs: number): void {
+      callback(null, counter.refund(key, windowMs));
+    }
+
     /** Per-route budgets are never configured (one budget per key across routes). */
     child(): LocalWindowStore {
       return this;

@@ -31,7 +31,17 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then ttl = 0 end
 return {tonumber(current), ttl}`;
 
+// Gives one request back, within the window that counted it (a key gone means a new window).
+const REFUND_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then return {0, 0} end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then ttl = 0 end
+if tonumber(current) > 0 then current = redis.call('DECR', KEYS[1]) end
+return {tonumber(current), ttl}`;
+
 interface ScriptedRedis {
+  pdaRateLimitRefund(key: string): Promise<[number, number]>;
   pdaRateLimitIncrement(key: string, windowMs: number): Promise<[number, number]>;
   pdaRateLimitRead(key: string): Promise<[number, number]>;
 }
@@ -52,6 +62,7 @@ export function sharedStore(options: SharedStoreOptions) {
   const { redis, namespace, log } = options;
   redis.defineCommand('pdaRateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
   redis.defineCommand('pdaRateLimitRead', { numberOfKeys: 1, lua: READ_SCRIPT });
+  redis.defineCommand('pdaRateLimitRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });
   const scripted = redis as unknown as ScriptedRedis;
   const fallback = new WindowCounter(options.fallbackKeys);
   let outage = false;
@@ -86,6 +97,13 @@ export function sharedStore(options: SharedStoreOptions) {
       scripted.pdaRateLimitRead(namespace + key).then(
         ([current, ttl]) => callback(null, { current, ttl }),
         () => callback(null, fallback.read(key, windowMs)),
+      );
+    }
+
+    refund(key: string, callback: Callback, windowMs: number): void {
+      scripted.pdaRateLimitRefund(namespace + key).then(
+        ([current, ttl]) => callback(null, { current, ttl }),
+        () => callback(null, fallback.refund(key, windowMs)),
       );
     }
 

@@ -40,6 +40,18 @@ export class WindowCounter {
     return { current: entry.count, ttl: entry.startMs + windowMs - nowMs };
   }
 
+  /**
+   * Gives back one request of the current window (a 304 costs no budget: api/src/sync/); nothing
+   * when the window has closed or holds none.
+   */
+  refund(key: string, windowMs: number): WindowCount {
+    const entry = this.#entries.peek(key);
+    const nowMs = this.#now();
+    if (entry === undefined || entry.startMs + windowMs <= nowMs) return { current: 0, ttl: 0 };
+    if (entry.count > 0) entry.count -= 1;
+    return { current: entry.count, ttl: entry.startMs + windowMs - nowMs };
+  }
+
   /** A read is not a use: it does not make the key more recent. */
   read(key: string, windowMs: number): WindowCount {
     const entry = this.#entries.peek(key);

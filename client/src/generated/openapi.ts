@@ -494,6 +494,20 @@ export interface components {
                 /** @description Whether rows follow this page (then `links.next` is not null). */
                 has_more: boolean;
             };
+            /**
+             * @description Only on the last page of a walk (`links.next` null): where the next run starts. Call
+             *     `links.sync` (or the same collection with `sync_token=<token>`) next time to get exactly
+             *     what changed since. Absent when the walk began with a cursor issued before sync tokens
+             *     existed.
+             */
+            sync?: {
+                token: string;
+                /**
+                 * Format: date-time
+                 * @description The watermark the token records (the projection change time of the last change the walk's first page could see).
+                 */
+                as_of: string;
+            };
         };
         PageLinks: {
             /** Format: uri */
@@ -508,6 +522,11 @@ export interface components {
              * @description Absolute URL of the previous page; null on the first page.
              */
             prev: string | null;
+            /**
+             * Format: uri
+             * @description Only on the last page of a walk, with `meta.sync`. The URL of the next run (the same collection, `limit`, `sort`, `include` and `fields` with `sync_token`).
+             */
+            sync?: string;
         };
         Health: {
             /** @enum {string} */
@@ -564,6 +583,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -579,6 +599,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -595,6 +616,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -610,6 +632,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -617,9 +640,30 @@ export interface components {
             };
         };
         /**
-         * @description `sync_window_expired`: `filter[deleted_since]` is older than the deletions this company
-         *     still keeps (at least 35 days), so the list could be incomplete: run a full export, then
-         *     sync from its start time.
+         * @description Nothing was committed to the company's data since the page whose `ETag` was sent in
+         *     `If-None-Match`: no body, and no rate-limit budget spent.
+         */
+        NotModified: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description `sync_window_expired`: `filter[deleted_since]` or the `sync_token` is older than the
+         *     deletions this company still keeps (at least 35 days), or the company's data was rebuilt
+         *     since the token was issued, so the list could be incomplete: run a full export, then sync
+         *     with the token its last page returns (or from its start time).
          */
         Gone: {
             headers: {
@@ -629,6 +673,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -644,6 +689,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -660,6 +706,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -675,6 +722,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -723,9 +771,39 @@ export interface components {
          * @description RFC 3339 timestamp with a time zone: the start time of the last successful run. Returns the
          *     deletions whose projection change time is at or after this time minus a 60-second safety
          *     overlap (as `filter[updated_since]`). Older than the company's retained deletions →
-         *     `410 sync_window_expired`.
+         *     `410 sync_window_expired`. Without it (and without `sync_token`) the feed lists every
+         *     deletion still kept: the deletions part of a full export, whose last page hands out the
+         *     token of the next run.
          */
         DeletedSince: string;
+        /**
+         * @description Where this run starts, as handed out by the last page of the previous walk (`meta.sync.token`;
+         *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
+         *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
+         *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
+         *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+         *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
+         *     token was issued or the token is older than the deletions kept (at least 35 days): run a
+         *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
+         *     `fields` may be given as on any walk.
+         */
+        SyncToken: string;
+        /**
+         * @description Where this run starts, as handed out by the last page of the previous deletions walk
+         *     (`meta.sync.token`; `links.sync` is the whole URL to call): the deletions since the snapshot
+         *     that walk's first page read, of the types it listed. Replaces `filter[deleted_since]` and
+         *     `filter[type]` (with either: `400 invalid_parameter`). Refused, expired and rebuilt-company
+         *     tokens answer as for the collections' `sync_token`.
+         */
+        DeletionsSyncToken: string;
+        /**
+         * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+         *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+         *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+         *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+         *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+         */
+        IfNoneMatch: string;
         /**
          * @description Comma-separated resource types to list: `sites`, `services`, `equipment`,
          *     `equipment-categories`, `consumables` (a type named twice counts once). Each needs its read
@@ -765,7 +843,24 @@ export interface components {
         /** @description Always `*`. Credentials are bearer keys, never cookies. */
         "Access-Control-Allow-Origin": "*";
         /** @description The response headers browser code may read. */
-        "Access-Control-Expose-Headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id";
+        "Access-Control-Expose-Headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, ETag, Data-Current-As-Of";
+        /**
+         * @description The source time up to which this service's copy of the data is known to be current (ISO 8601
+         *     UTC): every change committed in the operational database before it is visible here. Kept
+         *     current by heartbeats while nothing changes. Absent while no time is known yet (a
+         *     projection that has not applied anything).
+         */
+        "Data-Current-As-Of": string;
+        /**
+         * @description Weak validator of the first page of a sync-token call or of a `filter[updated_since]` /
+         *     `filter[deleted_since]` walk. Send it back as `If-None-Match` to poll: `304` while nothing
+         *     was committed to the company's data since. Never matches across keys, companies or queries.
+         */
+        ETag: string;
+        /** @description `private, no-store` on pages with an ETag and on their 304s: no shared cache may keep them. */
+        "Cache-Control": "private, no-store";
+        /** @description Names `Authorization` and `X-Service-Company` on pages with an ETag (and `Accept-Encoding` when compressed). */
+        Vary: string;
         /** @description Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
     };
@@ -791,6 +886,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -812,6 +908,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -839,6 +936,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -879,6 +977,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -924,6 +1023,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -978,6 +1078,18 @@ export interface operations {
                  *     as a change of the parent.
                  */
                 "filter[updated_since]"?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Where this run starts, as handed out by the last page of the previous walk (`meta.sync.token`;
+                 *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
+                 *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
+                 *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
+                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
+                 *     token was issued or the token is older than the deletions kept (at least 35 days): run a
+                 *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
+                 *     `fields` may be given as on any walk.
+                 */
+                sync_token?: components["parameters"]["SyncToken"];
                 /** @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts`. */
                 include?: components["parameters"]["SiteInclude"];
                 /** @description Comma-separated fields to return; `id` is always returned and an included relation is always kept. */
@@ -990,6 +1102,14 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+                 *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+                 *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1005,6 +1125,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1015,10 +1139,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1056,6 +1182,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1106,6 +1233,18 @@ export interface operations {
                  *     as a change of the parent.
                  */
                 "filter[updated_since]"?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Where this run starts, as handed out by the last page of the previous walk (`meta.sync.token`;
+                 *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
+                 *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
+                 *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
+                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
+                 *     token was issued or the token is older than the deletions kept (at least 35 days): run a
+                 *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
+                 *     `fields` may be given as on any walk.
+                 */
+                sync_token?: components["parameters"]["SyncToken"];
                 /** @description Comma-separated fields to return; `id` is always returned. */
                 "fields[services]"?: components["parameters"]["ServiceFields"];
             };
@@ -1116,6 +1255,14 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+                 *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+                 *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1131,6 +1278,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,10 +1292,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1180,6 +1333,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1231,6 +1385,18 @@ export interface operations {
                  */
                 "filter[updated_since]"?: components["parameters"]["UpdatedSince"];
                 /**
+                 * @description Where this run starts, as handed out by the last page of the previous walk (`meta.sync.token`;
+                 *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
+                 *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
+                 *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
+                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
+                 *     token was issued or the token is older than the deletions kept (at least 35 days): run a
+                 *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
+                 *     `fields` may be given as on any walk.
+                 */
+                sync_token?: components["parameters"]["SyncToken"];
+                /**
                  * @description Relations to embed, comma-separated, at most 5. Allowed on equipment: `category` (also
                  *     needs scope `equipment-categories:read`).
                  */
@@ -1245,6 +1411,14 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+                 *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+                 *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1260,6 +1434,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1270,10 +1448,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1314,6 +1494,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1364,6 +1545,18 @@ export interface operations {
                  *     as a change of the parent.
                  */
                 "filter[updated_since]"?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Where this run starts, as handed out by the last page of the previous walk (`meta.sync.token`;
+                 *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
+                 *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
+                 *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
+                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
+                 *     token was issued or the token is older than the deletions kept (at least 35 days): run a
+                 *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
+                 *     `fields` may be given as on any walk.
+                 */
+                sync_token?: components["parameters"]["SyncToken"];
                 /** @description Comma-separated fields to return; `id` is always returned. */
                 "fields[equipment-categories]"?: components["parameters"]["EquipmentCategoryFields"];
             };
@@ -1374,6 +1567,14 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+                 *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+                 *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1389,6 +1590,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1399,10 +1604,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1438,6 +1645,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1488,6 +1696,18 @@ export interface operations {
                  *     as a change of the parent.
                  */
                 "filter[updated_since]"?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Where this run starts, as handed out by the last page of the previous walk (`meta.sync.token`;
+                 *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
+                 *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
+                 *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
+                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
+                 *     token was issued or the token is older than the deletions kept (at least 35 days): run a
+                 *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
+                 *     `fields` may be given as on any walk.
+                 */
+                sync_token?: components["parameters"]["SyncToken"];
                 /** @description Comma-separated fields to return; `id` is always returned. */
                 "fields[consumables]"?: components["parameters"]["ConsumableFields"];
             };
@@ -1498,6 +1718,14 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+                 *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+                 *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1513,6 +1741,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,10 +1755,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1562,6 +1796,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1581,7 +1816,7 @@ export interface operations {
     };
     listDeletions: {
         parameters: {
-            query: {
+            query?: {
                 /**
                  * @description Opaque value taken from a previous response's `links.next` or `links.prev`. Signed; bound to
                  *     the company, the sort and the filters it was issued for. A malformed or tampered cursor, or
@@ -1599,15 +1834,25 @@ export interface operations {
                  * @description RFC 3339 timestamp with a time zone: the start time of the last successful run. Returns the
                  *     deletions whose projection change time is at or after this time minus a 60-second safety
                  *     overlap (as `filter[updated_since]`). Older than the company's retained deletions →
-                 *     `410 sync_window_expired`.
+                 *     `410 sync_window_expired`. Without it (and without `sync_token`) the feed lists every
+                 *     deletion still kept: the deletions part of a full export, whose last page hands out the
+                 *     token of the next run.
                  */
-                "filter[deleted_since]": components["parameters"]["DeletedSince"];
+                "filter[deleted_since]"?: components["parameters"]["DeletedSince"];
                 /**
                  * @description Comma-separated resource types to list: `sites`, `services`, `equipment`,
                  *     `equipment-categories`, `consumables` (a type named twice counts once). Each needs its read
                  *     scope (`403 insufficient_scope` naming it). Default: every type the key has the scope of.
                  */
                 "filter[type]"?: components["parameters"]["DeletionTypes"];
+                /**
+                 * @description Where this run starts, as handed out by the last page of the previous deletions walk
+                 *     (`meta.sync.token`; `links.sync` is the whole URL to call): the deletions since the snapshot
+                 *     that walk's first page read, of the types it listed. Replaces `filter[deleted_since]` and
+                 *     `filter[type]` (with either: `400 invalid_parameter`). Refused, expired and rebuilt-company
+                 *     tokens answer as for the collections' `sync_token`.
+                 */
+                sync_token?: components["parameters"]["DeletionsSyncToken"];
             };
             header?: {
                 /**
@@ -1616,6 +1861,14 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
+                 *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
+                 *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
+                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
+                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1631,6 +1884,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1641,6 +1898,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

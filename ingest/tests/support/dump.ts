@@ -11,6 +11,7 @@ const VOLATILE = new Set([
   '_changed_us',
   'last_changed_us',
   'tombstones_since_us',
+  'created_us',
   'recorded_at_ms',
   'last_batch_at_ms',
   'seq',

@@ -26,6 +26,8 @@ export class CompanyFile {
   /** The file's identity when opened: a different inode under the same name is not our file. */
   readonly #ino: number;
   #lastChangedUs = 0;
+  /** meta.created_us: no change time is handed out below it (a sync token's watermark may be just under it). */
+  #createdUs = 0;
 
   constructor(dataDir: string, companyId: string, clock: ClockUs) {
     this.companyId = companyId;
@@ -34,7 +36,7 @@ export class CompanyFile {
     this.#ino = statSync(this.#path).ino;
     this.#clock = clock;
     this.reload();
-    this.#startTombstoneHorizon();
+    this.#startFile();
   }
 
   get db(): ProjectionDb {
@@ -46,7 +48,9 @@ export class CompanyFile {
    * (docs/architecture.md#change-time-and-updated_since).
    */
   nextChangeTime(): number {
-    const now = this.#clock();
+    // Never below the file's creation, even when the clock stepped back since: a sync token issued
+    // on the empty file stands just below it (api/src/sync/).
+    const now = Math.max(this.#clock(), this.#createdUs);
     this.#lastChangedUs = now > this.#lastChangedUs ? now : this.#lastChangedUs + 1;
     return this.#lastChangedUs;
   }
@@ -79,12 +83,21 @@ export class CompanyFile {
   /**
    * A new file vouches for the deletes projected into it from now on (meta.tombstones_since_us,
    * migration 004): nothing before its creation is here, which is what a rebuilt generation
-   * must say (its files never held the older tombstones).
+   * must say (its files never held the older tombstones). The same time names the file's
+   * generation (meta.created_us, migration 005), which sync tokens are bound to.
    */
-  #startTombstoneHorizon(): void {
-    const since = this.db.prepare('SELECT tombstones_since_us FROM meta WHERE lock = 1').pluck().get();
-    if (since !== 0) return;
-    this.db.prepare('UPDATE meta SET tombstones_since_us = ? WHERE lock = 1').run(Math.max(1, this.#clock()));
+  #startFile(): void {
+    const meta = this.db.prepare('SELECT tombstones_since_us, created_us FROM meta WHERE lock = 1').get() as {
+      tombstones_since_us: number;
+      created_us: number;
+    };
+    if (meta.tombstones_since_us === 0) {
+      const now = Math.max(1, this.#clock());
+      this.db.prepare('UPDATE meta SET tombstones_since_us = ?, created_us = ? WHERE lock = 1').run(now, now);
+      this.#createdUs = now;
+    } else {
+      this.#createdUs = meta.created_us;
+    }
   }
 
   /** The row's tombstone position, without a lookup when the table has none in this file. */

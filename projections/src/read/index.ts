@@ -6,4 +6,5 @@ export * from './items.ts';
 export * from './page.ts';
 export * from './read-handle.ts';
 export * from './row-builder.ts';
+export * from './sync-state.ts';
 export * from './tables.ts';

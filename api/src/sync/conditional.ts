@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { SyncState } from '@pda/projections';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Free "nothing changed" polls (docs/public-data-api-v1.md, "Conditional requests"): the first page
+ * of a sync-token call or of a since-walk carries a weak ETag; the same request with
+ * `If-None-Match` answers 304 without reading a page and without spending rate-limit budget
+ * (GitHub's rule), as long as nothing was committed to the company's file since.
+ *
+ * The ETag hashes the key, the company, the file's generation, its highest change time and the
+ * request's path and query: any commit moves the change time (so any change of the answer changes
+ * the ETag, and some commits that leave this answer as it was change it too: a poll then reads one
+ * page more, never one less), and no ETag matches across keys, companies or queries.
+ */
+
+export function pageEtag(request: FastifyRequest, companyId: string, state: SyncState): string {
+  const keyId = request.tenant?.key.id ?? '';
+  const digest = createHash('sha256')
+    .update(`${keyId}\n${companyId}\n${state.generation}\n${state.lastChangedUs}\n${request.url}`)
+    .digest('base64url')
+    .slice(0, 27);
+  return `W/"${digest}"`;
+}
+
+/** RFC 9110 13.1.2: If-None-Match with the weak comparison; `*` matches any current page. */
+export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  const opaque = etag.replace(/^W\//, '');
+  for (const candidate of value.split(',')) {
+    const tag = candidate.trim();
+    if (tag === '*' || tag.replace(/^W\//, '') === opaque) return true;
+  }
+  return false;
+}
+
+/**
+ * Headers of every response carrying an ETag: each key sees its own company's pages, so no shared
+ * cache may keep them, and a private cache must tell keys and companies apart.
+ */
+export function privatePage(reply: FastifyReply, etag: string): void {
+  reply.header('etag', etag);
+  reply.header('cache-control', 'private, no-store');
+  addVary(reply, ['Authorization', 'X-Service-Company']);
+}
+
+/** 304 with the page's ETag and its caching headers; the request's budget is given back. */
+export async function notModified(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+): Promise<FastifyReply> {
+  privatePage(reply, etag);
+  await app.refundRateLimit(request, reply);
+  return reply.code(304).send();
+}
+
+function addVary(reply: FastifyReply, names: readonly string[]): void {
+  const current = reply.getHeader('vary');
+  const listed = typeof current === 'string' ? current.split(',').map((name) => name.trim()) : [];
+  const lower = new Set(listed.map((name) => name.toLowerCase()));
+  for (const name of names) if (!lower.has(name.toLowerCase())) listed.push(name);
+  reply.header('vary', listed.filter((name) => name !== '').join(', '));
+}
