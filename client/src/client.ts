@@ -11,6 +11,7 @@ import type {
   ResourceRecord,
 } from './contract.ts';
 import { type ExportOptions, exportAll } from './export-all.ts';
+import { type SyncFromOptions, type SyncTokens, syncFrom, type TokenSyncItem } from './sync-from.ts';
 import { type SyncItem, type SyncOptions, syncSince } from './sync-since.ts';
 import { type CallOptions, type ClientOptions, createTransport, type QueryParams } from './transport.ts';
 
@@ -28,7 +29,7 @@ export interface Client {
     query?: ItemQuery<R>,
     options?: CallOptions,
   ): Promise<ItemDocument<R>>;
-  /** One page of `GET /v1/deletions`; `filter[deleted_since]` is required. */
+  /** One page of `GET /v1/deletions` (`filter[deleted_since]`, `sync_token`, or neither: every deletion kept). */
   deletions(query: DeletionsQuery, options?: CallOptions): Promise<DeletionsPage>;
   /** The calling key (`revokes_at` tells a rotation is under way) and the selected company. */
   me(options?: CallOptions): Promise<MeDocument>;
@@ -37,8 +38,19 @@ export interface Client {
   /** Every record of a resource: the first page, then `links.next` until it is null. */
   exportAll<R extends Resource>(resource: R, options?: ExportOptions<R>): AsyncGenerator<ResourceRecord<R>>;
   /**
+   * One run of the token procedure (sync-from.ts): with `from` null a full export, otherwise
+   * exactly what changed since the run that handed out `from`; the last item is the checkpoint
+   * holding the tokens of the next run.
+   */
+  syncFrom<R extends Resource>(
+    resource: R,
+    from: SyncTokens | null,
+    options?: SyncFromOptions<R>,
+  ): AsyncGenerator<TokenSyncItem<R>>;
+  /**
    * What changed since `since` (the start time of the last successful run): the deletions of the
-   * resource, then its records updated since then; apply them in the order given.
+   * resource, then its records updated since then; apply them in the order given. The fallback
+   * of `syncFrom` for partners who keep times (a 60 s overlap comes again each run).
    */
   syncSince<R extends Resource>(
     resource: R,
@@ -57,6 +69,7 @@ export function createClient(options: ClientOptions): Client {
     me: (call) => http.getJson(http.url('/v1/me'), call),
     next: async (page, call) => (page.links.next === null ? null : http.getJson(page.links.next, call)),
     exportAll: (resource, exportOptions) => exportAll(client, resource, exportOptions),
+    syncFrom: (resource, from, syncOptions) => syncFrom(client, resource, from, syncOptions),
     syncSince: (resource, since, syncOptions) => syncSince(client, resource, since, syncOptions),
   };
   return client;

@@ -20,5 +20,6 @@ export { ApiError, SyncWindowExpiredError } from './errors.ts';
 export type { ExportOptions } from './export-all.ts';
 export type { components, operations, paths } from './generated/openapi.ts';
 export type { RetryEvent, RetryOptions } from './retry.ts';
+export type { SyncFromOptions, SyncTokens, TokenSyncItem } from './sync-from.ts';
 export type { SyncItem, SyncOptions } from './sync-since.ts';
 export type { CallOptions, ClientOptions } from './transport.ts';

@@ -22,6 +22,12 @@ export interface ClientOptions {
   readonly onRetry?: (event: RetryEvent) => void;
   /** Aborts every request of this client, and any wait between attempts. */
   readonly signal?: AbortSignal;
+  /**
+   * Pages with an ETag (the first page of a sync-token or since call) kept to poll them: the same
+   * URL is asked with `If-None-Match`, and a `304` (which costs no rate-limit budget) answers with
+   * the kept page. The most recent ones are kept (default 64; 0 turns polling off).
+   */
+  readonly conditionalPages?: number;
 }
 
 export interface CallOptions {
@@ -54,6 +60,8 @@ export function createTransport(options: ClientOptions): Transport {
     ...(options.company === undefined ? {} : { 'x-service-company': options.company }),
   };
 
+  const kept = new KeptPages(options.conditionalPages ?? 64);
+
   const url = (path: string, query: QueryParams = {}) => {
     const target = new URL(`${basePath}${path}`, base.origin);
     for (const [name, value] of Object.entries(query)) {
@@ -64,8 +72,10 @@ export function createTransport(options: ClientOptions): Transport {
 
   /** One request; a network error (no answer, or the connection cut mid-body) is a value. */
   const attemptOnce = async (target: string, signal: AbortSignal | undefined): Promise<Attempt> => {
+    const etag = kept.etag(target);
+    const sent = etag === undefined ? headers : { ...headers, 'if-none-match': etag };
     try {
-      const response = await doFetch(target, { headers, ...(signal ? { signal } : {}) });
+      const response = await doFetch(target, { headers: sent, ...(signal ? { signal } : {}) });
       return { kind: 'answer', response, text: await response.text() };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -89,7 +99,14 @@ export function createTransport(options: ClientOptions): Transport {
       let event: RetryEvent;
       if (result.kind === 'answer') {
         const { response, text } = result;
-        if (response.ok) return JSON.parse(text) as T;
+        if (response.status === 304) {
+          const page = kept.page(target);
+          if (page !== undefined) return JSON.parse(page) as T;
+        }
+        if (response.ok && response.status !== 304) {
+          kept.remember(target, response.headers.get('etag'), text);
+          return JSON.parse(text) as T;
+        }
         if (!isRetriableStatus(response.status) || attempt >= retry.maxAttempts) {
           throw apiError(
             response.status,
@@ -121,5 +138,34 @@ function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return undefined;
+  }
+}
+
+/** The pages that came with an ETag, by URL, the most recently used last (a small LRU). */
+class KeptPages {
+  readonly #max: number;
+  readonly #pages = new Map<string, { etag: string; text: string }>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  etag(url: string): string | undefined {
+    return this.#pages.get(url)?.etag;
+  }
+
+  page(url: string): string | undefined {
+    const entry = this.#pages.get(url);
+    if (entry === undefined) return undefined;
+    this.#pages.delete(url);
+    this.#pages.set(url, entry);
+    return entry.text;
+  }
+
+  remember(url: string, etag: string | null, text: string): void {
+    this.#pages.delete(url);
+    if (etag === null || this.#max === 0) return;
+    this.#pages.set(url, { etag, text });
+    if (this.#pages.size > this.#max) this.#pages.delete(this.#pages.keys().next().value as string);
   }
 }
