@@ -1,10 +1,11 @@
 // A partner's sync program (docs/partners.md), with @pda/client: keeps a copy of every resource of
-// the company in a JSON file. The first run exports everything; each later run applies what changed
-// since the previous successful run started: deletions, then records, in the order received.
+// the company in a JSON file. The first run exports everything; each later run applies exactly what
+// changed since the previous one, from the sync tokens that run handed out: deletions, then records,
+// in the order received. No clock is read: the tokens say where to start.
 //
 //   PDA_BASE_URL=https://api.example.com PDA_API_KEY=svc_pk_… PDA_STATE_FILE=copy.json node sync-to-file.ts
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createClient, SyncWindowExpiredError } from '@pda/client';
+import { createClient, type SyncTokens, SyncWindowExpiredError } from '@pda/client';
 
 const RESOURCES = [
   ['sites', { include: 'contacts' }],
@@ -15,8 +16,8 @@ const RESOURCES = [
 ] as const;
 
 interface State {
-  /** When the last successful run started, or null before the first run. */
-  lastRunStart: string | null;
+  /** resource → the tokens the last successful run handed out (none before the first run). */
+  tokens: Record<string, SyncTokens>;
   /** resource → id → the record as the api presents it. */
   records: Record<string, Record<string, unknown>>;
 }
@@ -30,7 +31,7 @@ function env(name: string): string {
 const stateFile = env('PDA_STATE_FILE');
 const state: State = existsSync(stateFile)
   ? JSON.parse(readFileSync(stateFile, 'utf8'))
-  : { lastRunStart: null, records: {} };
+  : { tokens: {}, records: {} };
 // 429, 5xx and network errors are retried (Retry-After honoured); any other error answer throws ApiError.
 const client = createClient({ baseUrl: env('PDA_BASE_URL'), apiKey: env('PDA_API_KEY') });
 
@@ -39,41 +40,37 @@ const { api_key: key } = (await client.me()).data;
 if (key.revokes_at !== null)
   console.warn(`${key.identifier} stops working at ${key.revokes_at}: switch keys`);
 
-const runStart = new Date().toISOString(); // taken before the first request of the run
-
-async function exportEverything(): Promise<void> {
-  for (const [resource, query] of RESOURCES) {
-    const copy: Record<string, unknown> = {};
-    for await (const record of client.exportAll(resource, { query })) copy[record.id] = record;
-    state.records[resource] = copy;
+/** One resource: from its tokens (or a full export without them) into its copy; the changes applied. */
+async function syncResource(resource: (typeof RESOURCES)[number][0], query: object): Promise<number> {
+  const from = state.tokens[resource] ?? null;
+  const copy: Record<string, unknown> = from === null ? {} : { ...state.records[resource] };
+  let changes = 0;
+  for await (const item of client.syncFrom(resource, from, { query })) {
+    if (item.kind === 'checkpoint') {
+      // Everything before it is applied: the copy and the next run's tokens are kept together.
+      state.records[resource] = copy;
+      state.tokens[resource] = item.next;
+    } else if (item.kind === 'record')
+      copy[item.record.id] = item.record; // upsert by id
+    else delete copy[item.deletion.id]; // an id never received: nothing to do
+    if (from !== null && item.kind !== 'checkpoint') changes += 1;
   }
+  return changes;
 }
 
 let changes = 0;
-if (state.lastRunStart === null) {
-  await exportEverything();
-} else {
+for (const [resource, query] of RESOURCES) {
   try {
-    for (const [resource, query] of RESOURCES) {
-      const copy = state.records[resource] ?? {};
-      state.records[resource] = copy;
-      for await (const change of client.syncSince(resource, state.lastRunStart, { query })) {
-        changes += 1;
-        // Upsert by id: what arrives later is newer. A deletion of an id never received: nothing to do.
-        if (change.kind === 'record') copy[change.record.id] = change.record;
-        else delete copy[change.deletion.id];
-      }
-    }
+    changes += await syncResource(resource, query);
   } catch (error) {
     if (!(error instanceof SyncWindowExpiredError)) throw error;
-    // The deletions since the last run are no longer all kept (35 days by default): start over.
-    console.warn('sync window expired: exporting everything again');
-    state.records = {};
-    await exportEverything();
+    // The company's data was rebuilt, or the tokens are older than the deletions kept: start over.
+    console.warn(`${resource}: sync window expired: exporting it again`);
+    delete state.tokens[resource];
+    await syncResource(resource, query);
   }
 }
 
-state.lastRunStart = runStart; // only once the run has succeeded
 writeFileSync(`${stateFile}.tmp`, JSON.stringify(state));
 renameSync(`${stateFile}.tmp`, stateFile);
 const held = RESOURCES.map(

@@ -68,6 +68,9 @@ let f: Fixture;
 let api: RunningApi;
 let stateDir: string;
 let lastRunStart: string;
+/** links.sync of a walk of sites done before the test's changes, and its first page's ETag after them. */
+let syncUrl: string;
+let etag: string;
 let firstRun: { stdout: string };
 
 const json = (stdout: string) => JSON.parse(stdout);
@@ -76,6 +79,8 @@ const env = (extra: Record<string, string> = {}) => ({
   PDA_BASE_URL: api.baseUrl,
   PDA_API_KEY: f.keys.a,
   PDA_LAST_RUN_START: lastRunStart,
+  PDA_SYNC_URL: syncUrl,
+  PDA_ETAG: etag,
   ...extra,
 });
 const runProgram = () =>
@@ -91,6 +96,18 @@ const SHELL: Record<string, { env?: () => Record<string, string>; check: (stdout
     check: (out) => expect(json(out).data.company.id).toBe(COMPANY.B),
   },
   'first-page': { check: (out) => expect(json(out).data).toHaveLength(1) },
+  'last-page': { check: (out) => expect(json(out).links.sync).toContain('sync_token=') },
+  'sync-token': {
+    check: (out) =>
+      expect(json(out).data.map((s: { name: string }) => s.name)).toEqual(['renamed by the test']),
+  },
+  poll: {
+    check: (out) => {
+      expect(out).toMatch(/^HTTP\/1\.1 304/);
+      expect(out).toMatch(new RegExp(`^etag: ${etag.replace(/[/"]/g, '\\$&')}`, 'im'));
+      expect(out).toMatch(/^ratelimit-remaining: \d+/im);
+    },
+  },
   'updated-since': {
     check: (out) =>
       expect(json(out).data.map((s: { name: string }) => s.name)).toEqual(['renamed by the test']),
@@ -121,6 +138,11 @@ beforeAll(async () => {
   api = await startApi(f.dataDir, { env: { API_UPDATED_SINCE_OVERLAP_MS: '0' } });
   firstRun = await runProgram(); // the full export
   lastRunStart = new Date().toISOString();
+  const headers = { authorization: `Bearer ${f.keys.a}` };
+  const walked = (await (await fetch(`${api.baseUrl}/v1/sites?limit=200`, { headers })).json()) as {
+    links: { sync: string };
+  };
+  syncUrl = walked.links.sync;
   await new Promise((resolve) => setTimeout(resolve, 5));
   const store = ProjectionStore.open({ dataDir: f.dataDir });
   const A = f.ids.A;
@@ -136,6 +158,7 @@ beforeAll(async () => {
     ),
   ]);
   store.close();
+  etag = (await fetch(syncUrl, { headers })).headers.get('etag') ?? '';
 });
 afterAll(async () => {
   await api.close();
@@ -183,6 +206,14 @@ describe('docs/partners.md', () => {
       name: 'renamed by the test',
       contacts: expect.any(Array),
     });
-    expect(state.lastRunStart > lastRunStart).toBe(true);
+    // The tokens of the next run, one pair per resource, changed by the run that saw changes.
+    expect(Object.keys(state.tokens).sort()).toEqual([
+      'consumables',
+      'equipment',
+      'equipment-categories',
+      'services',
+      'sites',
+    ]);
+    expect(state.tokens.sites).toEqual({ records: expect.any(String), deletions: expect.any(String) });
   });
 });
