@@ -30,6 +30,8 @@ export interface ReadSide {
   readonly baseUrl: string;
   /** Stops ingest and starts it again with INGEST_* settings added (same group, same files). */
   restartIngest(extra?: Record<string, string>): Promise<void>;
+  /** Rebuilds one company's file from the topics in the running ingest (a new generation of it). */
+  rebuildCompany(companyId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,10 @@ export async function startReadSide(options: ReadSideOptions): Promise<ReadSide>
     restartIngest: async (extra) => {
       await stopIngest();
       startIngest(extra);
+    },
+    rebuildCompany: async (companyId) => {
+      if (worker === undefined) throw new Error('ingest is not running');
+      await worker.rebuildCompany(companyId);
     },
     close: async () => {
       await app.close();

@@ -4,7 +4,13 @@
 // full export again on 410 sync_window_expired. Its clock may be off by `clockOffsetMs`: it takes
 // every start time from that clock, as a partner's machine would. It counts what it receives.
 import { isDeepStrictEqual } from 'node:util';
-import { type Client, type Resource, type ResourceRecord, SyncWindowExpiredError } from '@pda/client';
+import {
+  type Client,
+  type Resource,
+  type ResourceRecord,
+  type SyncTokens,
+  SyncWindowExpiredError,
+} from '@pda/client';
 
 /** Every exported resource, with its relations included (a partner's copy holds them too). */
 export const SYNCED: ReadonlyArray<{ resource: Resource; query: { include?: string } }> = [
@@ -139,4 +145,102 @@ export function differences(have: Copy, want: Copy): CopyDifference {
     }
   }
   return result;
+}
+
+export interface TokenPartnerFigures extends PartnerFigures {
+  /** Runs that met 410 sync_window_expired (the company rebuilt) and exported again. */
+  expired: number;
+  /** Duplicates whose id the previous run also brought: changed while that run's walk was under way. */
+  duplicatesFromPreviousRun: number;
+  /** Answers by status: 304 are polls of an unchanged first page. */
+  statuses: Map<number, number>;
+  /** The statuses of the last run alone. */
+  lastRunStatuses: number[];
+}
+
+/**
+ * A partner's program with sync tokens (docs/partners.md, "The procedure"): per resource, a full
+ * export the first time (`syncFrom(resource, null)`), then `syncFrom(resource, <its last tokens>)`,
+ * applied in the order received; tokens stored only at each walk's checkpoint, and a full export of
+ * the resource again on 410. Its clock is off by `clockOffsetMs`, which nothing here reads: the
+ * procedure takes no time from the partner.
+ */
+export class TokenPartner {
+  copy: Copy = new Map();
+  readonly figures: TokenPartnerFigures = {
+    runs: 0,
+    fullExports: 0,
+    records: 0,
+    duplicateRecords: 0,
+    deletions: 0,
+    deletionsOfAbsentIds: 0,
+    expired: 0,
+    duplicatesFromPreviousRun: 0,
+    statuses: new Map(),
+    lastRunStatuses: [],
+  };
+  readonly clockOffsetMs: number;
+  readonly #client: Client;
+  readonly #tokens = new Map<Resource, SyncTokens>();
+  #previousRun = new Set<string>();
+
+  /** `makeClient` gets the fetch the partner counts answers with. */
+  constructor(makeClient: (fetch: typeof globalThis.fetch) => Client, clockOffsetMs: number) {
+    this.clockOffsetMs = clockOffsetMs;
+    this.#client = makeClient(async (input, init) => {
+      const response = await fetch(input, init);
+      const { statuses } = this.figures;
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      this.figures.lastRunStatuses.push(response.status);
+      return response;
+    });
+  }
+
+  async run(): Promise<void> {
+    this.figures.lastRunStatuses = [];
+    const thisRun = new Set<string>();
+    let exported = false;
+    let expired = false;
+    for (const { resource, query } of SYNCED) {
+      try {
+        if (!this.#tokens.has(resource)) exported = true;
+        await this.#sync(resource, query, thisRun);
+      } catch (error) {
+        if (!(error instanceof SyncWindowExpiredError)) throw error;
+        expired = true;
+        exported = true;
+        this.#tokens.delete(resource);
+        await this.#sync(resource, query, thisRun);
+      }
+    }
+    if (exported) this.figures.fullExports += 1;
+    if (expired) this.figures.expired += 1;
+    this.#previousRun = thisRun;
+    this.figures.runs += 1;
+  }
+
+  async #sync(resource: Resource, query: object, thisRun: Set<string>): Promise<void> {
+    const from = this.#tokens.get(resource) ?? null;
+    const records = from === null ? new Map() : new Map(this.copy.get(resource) ?? []);
+    for await (const item of this.#client.syncFrom(resource, from, { query })) {
+      if (item.kind === 'checkpoint') {
+        this.copy.set(resource, records);
+        this.#tokens.set(resource, item.next);
+      } else if (item.kind === 'record') {
+        const key = `${resource}/${item.record.id}`;
+        thisRun.add(key);
+        if (from !== null) {
+          this.figures.records += 1;
+          if (isDeepStrictEqual(records.get(item.record.id), item.record)) {
+            this.figures.duplicateRecords += 1;
+            if (this.#previousRun.has(key)) this.figures.duplicatesFromPreviousRun += 1;
+          }
+        }
+        records.set(item.record.id, item.record);
+      } else {
+        if (from !== null) this.figures.deletions += 1;
+        if (!records.delete(item.deletion.id) && from !== null) this.figures.deletionsOfAbsentIds += 1;
+      }
+    }
+  }
 }
