@@ -98,7 +98,7 @@ describe('GET /v1/deletions', () => {
       self: `${TEST_BASE_URL}/v1/deletions?filter%5Bdeleted_since%5D=${encodeURIComponent(iso(t0))}&limit=50`,
       next: null,
       prev: null,
-      sync: `${TEST_BASE_URL}/v1/deletions?limit=50&sync_token=${body.meta.sync.token}`,
+      sync: `${TEST_BASE_URL}/v1/deletions?limit=50&sync=${body.meta.sync.token}`,
     });
   });
 

@@ -53,7 +53,7 @@ describe('collections', () => {
         self: `${TEST_BASE_URL}${url}?limit=50`,
         next: null,
         prev: null,
-        sync: `${TEST_BASE_URL}${url}?limit=50&sync_token=${body.meta.sync.token}`,
+        sync: `${TEST_BASE_URL}${url}?limit=50&sync=${body.meta.sync.token}`,
       });
       for (const row of body.data) {
         expect(row.created_at).toMatch(ISO_UTC);

@@ -111,7 +111,7 @@ describe('the sync token of a walk', () => {
     expect(full.ids).toEqual([...SITES].sort());
     const { token, as_of } = full.last.meta.sync;
     expect(as_of).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-    expect(full.last.links.sync).toBe(`${TEST_BASE_URL}/v1/sites?limit=2&sync_token=${token}`);
+    expect(full.last.links.sync).toBe(`${TEST_BASE_URL}/v1/sites?limit=2&sync=${token}`);
 
     // Nothing changed: an empty walk, and a token for the same point.
     const quiet = await walk(full.last.links.sync);
@@ -163,48 +163,45 @@ describe('the sync token of a walk', () => {
       `${new URL(first.last.links.sync).search}&filter[type]=sites`.replace(/^\?/, '/v1/deletions?'),
     );
     expect(withType.statusCode).toBe(400);
-    expect(withType.json().errors[0].parameter).toBe('sync_token');
+    expect(withType.json().errors[0].parameter).toBe('sync');
   });
 
   test('the pages conform to the contract', async () => {
     const response = await get('/v1/sites?limit=200');
     expectConforms(response, 'listSites');
     const token = response.json().meta.sync.token;
-    expectConforms(await get(`/v1/sites?sync_token=${token}`), 'listSites');
+    expectConforms(await get(`/v1/sites?sync=${token}`), 'listSites');
     const deletions = await get('/v1/deletions');
     expectConforms(deletions, 'listDeletions');
-    expectConforms(
-      await get(`/v1/deletions?sync_token=${deletions.json().meta.sync.token}`),
-      'listDeletions',
-    );
+    expectConforms(await get(`/v1/deletions?sync=${deletions.json().meta.sync.token}`), 'listDeletions');
   });
 });
 
 describe('refused tokens', () => {
   const tokenOf = async (url: string, key = KEY) => (await walk(url, key)).last.meta.sync.token as string;
 
-  test('tampered, for another collection or company: 400 invalid_cursor naming sync_token', async () => {
+  test('tampered, for another collection or company: 400 invalid_cursor naming sync', async () => {
     const token = await tokenOf('/v1/sites?limit=200');
     const [body, signature] = token.split('.');
     const payload = JSON.parse(Buffer.from(body!, 'base64url').toString());
     const forged = `${Buffer.from(JSON.stringify({ ...payload, w: '0' })).toString('base64url')}.${signature}`;
     for (const url of [
-      `/v1/sites?sync_token=${forged}`,
-      `/v1/services?sync_token=${token}`,
-      `/v1/deletions?sync_token=${token}`,
+      `/v1/sites?sync=${forged}`,
+      `/v1/services?sync=${token}`,
+      `/v1/deletions?sync=${token}`,
     ]) {
       const response = await get(url);
       expect(response.statusCode, url).toBe(400);
       expect(response.json().code).toBe('invalid_cursor');
-      expect(response.json().errors[0].parameter).toBe('sync_token');
+      expect(response.json().errors[0].parameter).toBe('sync');
     }
-    const otherCompany = await get(`/v1/sites?sync_token=${token}`, {}, B_KEY);
+    const otherCompany = await get(`/v1/sites?sync=${token}`, {}, B_KEY);
     expect(otherCompany.statusCode).toBe(400);
   });
 
   test('with filter[updated_since]: 400 invalid_parameter', async () => {
     const token = await tokenOf('/v1/sites?limit=200');
-    const response = await get(`/v1/sites?sync_token=${token}&filter[updated_since]=2026-01-01T00:00:00Z`);
+    const response = await get(`/v1/sites?sync=${token}&filter[updated_since]=2026-01-01T00:00:00Z`);
     expect(response.statusCode).toBe(400);
     expect(response.json().code).toBe('invalid_parameter');
   });
@@ -216,7 +213,7 @@ describe('refused tokens', () => {
     const before = db.prepare('SELECT tombstones_since_us FROM meta').pluck().get() as number;
     db.prepare('UPDATE meta SET tombstones_since_us = last_changed_us + 10').run();
     try {
-      for (const url of [`/v1/sites?sync_token=${token}`, `/v1/deletions?sync_token=${deletions}`]) {
+      for (const url of [`/v1/sites?sync=${token}`, `/v1/deletions?sync=${deletions}`]) {
         const response = await get(url);
         expect(response.statusCode, url).toBe(410);
         expect(response.json().code).toBe('sync_window_expired');
@@ -245,7 +242,7 @@ describe('refused tokens', () => {
       return testApp(rebuiltDir);
     })();
     try {
-      const response = await get(`/v1/sites?sync_token=${token}`, {}, KEY, rebuilt);
+      const response = await get(`/v1/sites?sync=${token}`, {}, KEY, rebuilt);
       expect(response.statusCode).toBe(410);
       expect(response.json().detail).toContain('rebuilt');
       // The way back: a full export on the new generation hands out a token that works.
@@ -300,7 +297,7 @@ describe('conditional polls (If-None-Match)', () => {
 
   test('nothing changed: 304 without a body, no budget spent; a commit: 200 with a new ETag', async () => {
     const token = (await walk('/v1/sites?limit=200')).last.meta.sync.token as string;
-    const url = `/v1/sites?sync_token=${token}`;
+    const url = `/v1/sites?sync=${token}`;
     const first = await get(url);
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);

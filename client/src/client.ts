@@ -29,7 +29,7 @@ export interface Client {
     query?: ItemQuery<R>,
     options?: CallOptions,
   ): Promise<ItemDocument<R>>;
-  /** One page of `GET /v1/deletions` (`filter[deleted_since]`, `sync_token`, or neither: every deletion kept). */
+  /** One page of `GET /v1/deletions` (`filter[deleted_since]`, `sync`, or neither: every deletion kept). */
   deletions(query: DeletionsQuery, options?: CallOptions): Promise<DeletionsPage>;
   /** The calling key (`revokes_at` tells a rotation is under way) and the selected company. */
   me(options?: CallOptions): Promise<MeDocument>;

@@ -14,7 +14,7 @@ export interface SyncTokens {
 
 export interface SyncFromOptions<R extends Resource> {
   /** `include`, `fields[…]`, `sort`, `limit` of the records (200 unless given). */
-  readonly query?: OmitEach<ListQuery<R>, 'cursor' | 'filter[updated_since]' | 'sync_token'>;
+  readonly query?: OmitEach<ListQuery<R>, 'cursor' | 'filter[updated_since]' | 'sync'>;
   readonly signal?: AbortSignal;
 }
 
@@ -45,7 +45,7 @@ export async function* syncFrom<R extends Resource>(
 ): AsyncGenerator<TokenSyncItem<R>> {
   const call = options.signal ? { signal: options.signal } : {};
   const firstDeletions = await client.deletions(
-    from === null ? { 'filter[type]': resource, limit: 200 } : { sync_token: from.deletions, limit: 200 },
+    from === null ? { 'filter[type]': resource, limit: 200 } : { sync: from.deletions, limit: 200 },
     call,
   );
   let lastDeletions: DeletionsPage = firstDeletions;
@@ -57,7 +57,7 @@ export async function* syncFrom<R extends Resource>(
   const query = {
     limit: 200,
     ...options.query,
-    ...(from === null ? {} : { sync_token: from.records }),
+    ...(from === null ? {} : { sync: from.records }),
   } as ListQuery<R>;
   let lastRecords: ListPage<R> | undefined;
   for await (const page of walk(client, await client.list(resource, query, call), call)) {

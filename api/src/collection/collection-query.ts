@@ -20,7 +20,7 @@ export interface CollectionQuery {
   readonly filters: string;
   readonly changedSinceUs: number | undefined;
   readonly cursor: string | undefined;
-  /** `sync_token` as given (checked by the handler: api/src/sync/sync-token.ts). */
+  /** `sync` as given (checked by the handler: api/src/sync/sync-token.ts). */
   readonly syncToken: string | undefined;
   /** The parameters as given (normalised), carried into links. */
   readonly raw: {
@@ -46,7 +46,7 @@ export function parseCollectionQuery(
   const include = queryText(query, 'include');
   const fields = queryText(query, `fields[${resource.name}]`);
   const updatedSince = queryText(query, 'filter[updated_since]');
-  const syncToken = queryText(query, 'sync_token');
+  const syncToken = queryText(query, 'sync');
   if (syncToken !== undefined && updatedSince !== undefined) throw exclusiveWith('filter[updated_since]');
   let changedSinceUs: number | undefined;
   let filters = '';

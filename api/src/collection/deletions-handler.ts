@@ -88,7 +88,7 @@ export function deletionsHandler(app: FastifyInstance): RouteHandlerMethod {
         ['filter[deleted_since]', sync === undefined ? query.raw.deletedSince : undefined],
         ['filter[type]', sync === undefined ? query.raw.type : undefined],
         ['limit', String(query.limit)],
-        ['sync_token', sync ?? query.syncToken],
+        ['sync', sync ?? query.syncToken],
         ['cursor', cursor],
       ]);
     const { next, prev } = pageLinks({

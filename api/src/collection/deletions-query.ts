@@ -30,7 +30,7 @@ export interface DeletionsQuery {
 }
 
 /**
- * `sync_token` replaces both filters: it names the types it was issued for (a token of a walk over
+ * `sync` replaces both filters: it names the types it was issued for (a token of a walk over
  * `filter[type]=sites` lists sites), so neither may come with it.
  */
 export function parseDeletionsQuery(
@@ -40,7 +40,7 @@ export function parseDeletionsQuery(
 ): DeletionsQuery {
   const deletedSince = queryText(query, 'filter[deleted_since]');
   const type = queryText(query, 'filter[type]');
-  const syncToken = queryText(query, 'sync_token');
+  const syncToken = queryText(query, 'sync');
   if (syncToken !== undefined) {
     if (deletedSince !== undefined) throw exclusiveWith('filter[deleted_since]');
     if (type !== undefined) throw exclusiveWith('filter[type]');

@@ -83,7 +83,7 @@ export function listHandler(app: FastifyInstance, resource: Resource): RouteHand
         ['include', query.raw.include],
         ['sort', query.raw.sort],
         ['limit', String(query.limit)],
-        ['sync_token', sync ?? query.syncToken],
+        ['sync', sync ?? query.syncToken],
         ['cursor', cursor],
       ]);
     const { next, prev } = pageLinks({

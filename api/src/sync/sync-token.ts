@@ -31,7 +31,7 @@ interface Payload extends SyncBinding {
 }
 
 const CONTEXT = 'pda-sync-v1.';
-const PARAMETER = 'sync_token';
+const PARAMETER = 'sync';
 
 /** The walk start of a first page: the watermark never stands below the file's creation. */
 export function walkStart(state: SyncState): WalkStart {
@@ -54,7 +54,7 @@ export interface VerifiedToken {
 /**
  * The walk start a token recorded. A token not signed by us, unreadable, or issued for another
  * company or collection (or, when `expected.f` is given, other filters) answers 400 invalid_cursor
- * naming `sync_token` (a token is a cursor into the change history).
+ * naming `sync` (a token is a cursor into the change history).
  */
 export function verifySyncToken(
   secrets: readonly string[],
@@ -108,7 +108,7 @@ export function requireTokenCovered(start: WalkStart, state: SyncState): void {
   }
 }
 
-/** `sync_token` replaces a time filter: both together are refused, naming both. */
+/** `sync` replaces a time filter: both together are refused, naming both. */
 export function exclusiveWith(timeFilter: string): ApiError {
   return invalidParameter(PARAMETER, `cannot be combined with ${timeFilter}: the token says where to start`);
 }

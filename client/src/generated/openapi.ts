@@ -496,7 +496,7 @@ export interface components {
             };
             /**
              * @description Only on the last page of a walk (`links.next` null): where the next run starts. Call
-             *     `links.sync` (or the same collection with `sync_token=<token>`) next time to get exactly
+             *     `links.sync` (or the same collection with `sync=<token>`) next time to get exactly
              *     what changed since. Absent when the walk began with a cursor issued before sync tokens
              *     existed.
              */
@@ -524,7 +524,7 @@ export interface components {
             prev: string | null;
             /**
              * Format: uri
-             * @description Only on the last page of a walk, with `meta.sync`. The URL of the next run (the same collection, `limit`, `sort`, `include` and `fields` with `sync_token`).
+             * @description Only on the last page of a walk, with `meta.sync`. The URL of the next run (the same collection, `limit`, `sort`, `include` and `fields` with `sync`).
              */
             sync?: string;
         };
@@ -660,7 +660,7 @@ export interface components {
             content?: never;
         };
         /**
-         * @description `sync_window_expired`: `filter[deleted_since]` or the `sync_token` is older than the
+         * @description `sync_window_expired`: `filter[deleted_since]` or the `sync` is older than the
          *     deletions this company still keeps (at least 35 days), or the company's data was rebuilt
          *     since the token was issued, so the list could be incomplete: run a full export, then sync
          *     with the token its last page returns (or from its start time).
@@ -771,7 +771,7 @@ export interface components {
          * @description RFC 3339 timestamp with a time zone: the start time of the last successful run. Returns the
          *     deletions whose projection change time is at or after this time minus a 60-second safety
          *     overlap (as `filter[updated_since]`). Older than the company's retained deletions →
-         *     `410 sync_window_expired`. Without it (and without `sync_token`) the feed lists every
+         *     `410 sync_window_expired`. Without it (and without `sync`) the feed lists every
          *     deletion still kept: the deletions part of a full export, whose last page hands out the
          *     token of the next run.
          */
@@ -781,7 +781,7 @@ export interface components {
          *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
          *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
          *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
-         *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+         *     `sync` otherwise); cannot be combined with `filter[updated_since]` (`400
          *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
          *     token was issued or the token is older than the deletions kept (at least 35 days): run a
          *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
@@ -793,7 +793,7 @@ export interface components {
          *     (`meta.sync.token`; `links.sync` is the whole URL to call): the deletions since the snapshot
          *     that walk's first page read, of the types it listed. Replaces `filter[deleted_since]` and
          *     `filter[type]` (with either: `400 invalid_parameter`). Refused, expired and rebuilt-company
-         *     tokens answer as for the collections' `sync_token`.
+         *     tokens answer as for the collections' `sync`.
          */
         DeletionsSyncToken: string;
         /**
@@ -1083,13 +1083,13 @@ export interface operations {
                  *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
                  *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
                  *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
-                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     `sync` otherwise); cannot be combined with `filter[updated_since]` (`400
                  *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
                  *     token was issued or the token is older than the deletions kept (at least 35 days): run a
                  *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
                  *     `fields` may be given as on any walk.
                  */
-                sync_token?: components["parameters"]["SyncToken"];
+                sync?: components["parameters"]["SyncToken"];
                 /** @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts`. */
                 include?: components["parameters"]["SiteInclude"];
                 /** @description Comma-separated fields to return; `id` is always returned and an included relation is always kept. */
@@ -1238,13 +1238,13 @@ export interface operations {
                  *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
                  *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
                  *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
-                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     `sync` otherwise); cannot be combined with `filter[updated_since]` (`400
                  *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
                  *     token was issued or the token is older than the deletions kept (at least 35 days): run a
                  *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
                  *     `fields` may be given as on any walk.
                  */
-                sync_token?: components["parameters"]["SyncToken"];
+                sync?: components["parameters"]["SyncToken"];
                 /** @description Comma-separated fields to return; `id` is always returned. */
                 "fields[services]"?: components["parameters"]["ServiceFields"];
             };
@@ -1389,13 +1389,13 @@ export interface operations {
                  *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
                  *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
                  *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
-                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     `sync` otherwise); cannot be combined with `filter[updated_since]` (`400
                  *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
                  *     token was issued or the token is older than the deletions kept (at least 35 days): run a
                  *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
                  *     `fields` may be given as on any walk.
                  */
-                sync_token?: components["parameters"]["SyncToken"];
+                sync?: components["parameters"]["SyncToken"];
                 /**
                  * @description Relations to embed, comma-separated, at most 5. Allowed on equipment: `category` (also
                  *     needs scope `equipment-categories:read`).
@@ -1550,13 +1550,13 @@ export interface operations {
                  *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
                  *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
                  *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
-                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     `sync` otherwise); cannot be combined with `filter[updated_since]` (`400
                  *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
                  *     token was issued or the token is older than the deletions kept (at least 35 days): run a
                  *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
                  *     `fields` may be given as on any walk.
                  */
-                sync_token?: components["parameters"]["SyncToken"];
+                sync?: components["parameters"]["SyncToken"];
                 /** @description Comma-separated fields to return; `id` is always returned. */
                 "fields[equipment-categories]"?: components["parameters"]["EquipmentCategoryFields"];
             };
@@ -1701,13 +1701,13 @@ export interface operations {
                  *     `links.sync` is the whole URL to call). Lists exactly the records changed after the snapshot
                  *     the previous walk's first page read: no overlap, no dependence on the partner's clock.
                  *     Signed and bound to the company and the collection (`400 invalid_cursor` naming
-                 *     `sync_token` otherwise); cannot be combined with `filter[updated_since]` (`400
+                 *     `sync` otherwise); cannot be combined with `filter[updated_since]` (`400
                  *     invalid_parameter`). `410 sync_window_expired` when the company's data was rebuilt since the
                  *     token was issued or the token is older than the deletions kept (at least 35 days): run a
                  *     full export, then sync with the token its last page returns. `sort`, `limit`, `include` and
                  *     `fields` may be given as on any walk.
                  */
-                sync_token?: components["parameters"]["SyncToken"];
+                sync?: components["parameters"]["SyncToken"];
                 /** @description Comma-separated fields to return; `id` is always returned. */
                 "fields[consumables]"?: components["parameters"]["ConsumableFields"];
             };
@@ -1834,7 +1834,7 @@ export interface operations {
                  * @description RFC 3339 timestamp with a time zone: the start time of the last successful run. Returns the
                  *     deletions whose projection change time is at or after this time minus a 60-second safety
                  *     overlap (as `filter[updated_since]`). Older than the company's retained deletions →
-                 *     `410 sync_window_expired`. Without it (and without `sync_token`) the feed lists every
+                 *     `410 sync_window_expired`. Without it (and without `sync`) the feed lists every
                  *     deletion still kept: the deletions part of a full export, whose last page hands out the
                  *     token of the next run.
                  */
@@ -1850,9 +1850,9 @@ export interface operations {
                  *     (`meta.sync.token`; `links.sync` is the whole URL to call): the deletions since the snapshot
                  *     that walk's first page read, of the types it listed. Replaces `filter[deleted_since]` and
                  *     `filter[type]` (with either: `400 invalid_parameter`). Refused, expired and rebuilt-company
-                 *     tokens answer as for the collections' `sync_token`.
+                 *     tokens answer as for the collections' `sync`.
                  */
-                sync_token?: components["parameters"]["DeletionsSyncToken"];
+                sync?: components["parameters"]["DeletionsSyncToken"];
             };
             header?: {
                 /**
