@@ -1,0 +1,440 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Change } from '../src/change.ts';
+import { openCompanyReader } from '../src/handles.ts';
+import { type Deletion, type DeletionsRequest, readDeletions } from '../src/read/deletions.ts';
+import { type PageRequest, readPage, type SortKey } from '../src/read/page.ts';
+import { type PagePlan, pageSql } from '../src/read/page-sql.ts';
+import { readPlannedPage } from '../src/read/planned-page.ts';
+import { ReadHandle } from '../src/read/read-handle.ts';
+import { chooseSincePlan, sinceThresholds } from '../src/read/since-plan.ts';
+import type { PageTable, SortColumn } from '../src/read/tables.ts';
+import { buildProjection } from '../src/testing/build-projection.ts';
+import { makeDelete, makeUpsert } from '../src/testing/make-change.ts';
+import { sampleRow } from '../src/testing/sample-rows.ts';
+
+// Pages with a since (projections/README.md, "Pages with a since"): the plan is chosen from the
+// size of the answer and pinned with INDEXED BY; whichever runs, the rows are the same. A file of
+// random sites (ties on every sort column, a third of them updated later so change times do not
+// follow the insert order) and tombstones, read against a reference computed in JS.
+
+const COMPANY = '00000000-0000-4000-8000-0000000000c1';
+const SITES = 1500;
+
+interface SiteKeys {
+  readonly id: string;
+  readonly name: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly _changed_us: number;
+}
+
+let dir: string;
+let handle: ReadHandle;
+let sites: SiteKeys[];
+/** Every site change time, ascending (all distinct: the writer's +1 rule). */
+let times: number[];
+let maxRowid: number;
+let tombstones: Deletion[];
+
+/** A seeded generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pda-since-'));
+  const next = random(23);
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+  const hex = (digits: number) =>
+    Array.from({ length: digits }, () => pick('0123456789abcdef'.split(''))).join('');
+  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
+  const at = (minute: number) => `2026-01-${String(1 + (minute % 28)).padStart(2, '0')}T12:00:00.000000Z`;
+  const names = ['a', 'b', 'c', 'd', 'e', 'f'].flatMap((x) =>
+    ['a', 'b', 'c', 'd', 'e', 'f'].map((y) => x + y),
+  );
+  const tenant = { company_id: COMPANY };
+  let lsn = 1;
+  const ids = Array.from({ length: SITES }, uuid);
+  const site = (id: string) =>
+    makeUpsert(
+      'sites',
+      sampleRow('sites', {
+        id,
+        name: pick(names),
+        created_at: at(Math.floor(next() * 100)),
+        updated_at: at(Math.floor(next() * 30)),
+        ...tenant,
+      }),
+      lsn++,
+    );
+  const first: Change[] = [makeUpsert('companies', sampleRow('companies', { id: COMPANY }), lsn++)];
+  first.push(...ids.map(site));
+  for (let n = 0; n < 60; n++) {
+    first.push(makeUpsert('services', sampleRow('services', { id: uuid(), ...tenant }), lsn++));
+  }
+  buildProjection(dir, first, { clockUs: () => 1_000_000 });
+  // Later batches: a third of the sites change again (random order), some sites and services go.
+  const later: Change[] = ids.filter(() => next() < 1 / 3).map(site);
+  buildProjection(dir, later, { clockUs: () => 1_000_000 });
+  const db = openCompanyReader(dir, COMPANY);
+  const services = db.prepare('SELECT id FROM services').pluck().all() as string[];
+  db.close();
+  const deletes: Change[] = [];
+  for (const id of ids.slice(0, 200)) deletes.push(makeDelete('sites', { id }, lsn++));
+  for (const id of services.slice(0, 40)) deletes.push(makeDelete('services', { id }, lsn++));
+  buildProjection(dir, deletes, { clockUs: () => 1_000_000 });
+
+  handle = new ReadHandle(openCompanyReader(dir, COMPANY));
+  sites = handle.db
+    .prepare('SELECT id, name, created_at, updated_at, _changed_us FROM sites')
+    .all() as SiteKeys[];
+  times = sites.map((row) => row._changed_us).sort((a, b) => a - b);
+  maxRowid = handle.db.prepare('SELECT max(rowid) FROM sites').pluck().get() as number;
+  tombstones = (
+    handle.db.prepare('SELECT table_name AS "table", id, _changed_us AS changedUs FROM tombstones').all() as {
+      table: PageTable;
+      id: string;
+      changedUs: number;
+    }[]
+  ).map((row) => ({ table: row.table, id: row.id, changedUs: row.changedUs }));
+});
+
+afterAll(() => {
+  handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The since that matches exactly `count` sites. */
+const sinceMatching = (count: number) => (count === 0 ? times.at(-1)! + 1 : times[times.length - count]!);
+
+const key = (column: SortColumn, descending = false): SortKey => ({ column, descending });
+const SORTS: readonly (readonly SortKey[])[] = [
+  [key('id')],
+  [key('id', true)],
+  ...(['name', 'created_at', 'updated_at'] as const).flatMap((column) => [
+    [key(column), key('id')],
+    [key(column, true), key('id', true)],
+  ]),
+  [key('name', true), key('id')],
+  [key('created_at'), key('name', true), key('id')],
+];
+const label = (sort: readonly SortKey[]) =>
+  sort.map((entry) => `${entry.descending ? '-' : ''}${entry.column}`).join(',');
+
+function compare(sort: readonly SortKey[], a: Record<string, unknown>, b: Record<string, unknown>): number {
+  for (const { column, descending } of sort) {
+    const x = String(a[column]);
+    const y = String(b[column]);
+    if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1);
+  }
+  return 0;
+}
+
+/** The page filtered and sorted in JS. */
+function reference(request: PageRequest): { ids: string[]; hasMore: boolean } {
+  const { sort, position, limit } = request;
+  const at = position && Object.fromEntries(sort.map((entry, index) => [entry.column, position[index]]));
+  let rows = sites
+    .filter((row) => row._changed_us >= (request.changedSinceUs ?? 0))
+    .sort((a, b) => compare(sort, a as never, b as never));
+  if (request.direction === 'after') {
+    if (at) rows = rows.filter((row) => compare(sort, row as never, at) > 0);
+    return { ids: rows.slice(0, limit).map((row) => row.id), hasMore: rows.length > limit };
+  }
+  if (at) rows = rows.filter((row) => compare(sort, row as never, at) < 0);
+  return { ids: rows.slice(-limit).map((row) => row.id), hasMore: rows.length > limit };
+}
+
+const PLANS: readonly PagePlan[] = ['walk-since', 'walk-set', 'changed'];
+
+function expectSameAsReference(request: PageRequest): void {
+  const expected = reference(request);
+  const columns = ['_json', 'id', ...request.sort.map((entry) => entry.column)];
+  const unique = [...new Set(columns)];
+  for (const plan of PLANS) {
+    const page = readPlannedPage(handle, 'sites', request, unique, plan);
+    expect({ plan, ids: page.rows.map((row) => row.id), hasMore: page.hasMore }).toEqual({
+      plan,
+      ...expected,
+    });
+  }
+  const page = readPage(handle, 'sites', request);
+  expect({ plan: 'chosen', ids: page.rows.map((row) => row.id), hasMore: page.hasMore }).toEqual({
+    plan: 'chosen',
+    ...expected,
+  });
+}
+
+describe('every plan returns the reference rows', () => {
+  test('random sorts, positions, directions, limits and sinces', () => {
+    const next = random(7);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+    for (let n = 0; n < 400; n++) {
+      const sort = pick(SORTS);
+      const row = pick(sites);
+      const since = pick([
+        0,
+        times[0]!,
+        times.at(-1)!,
+        times.at(-1)! + 1,
+        pick(times),
+        pick(times) + 1,
+        pick(times) - 1,
+      ]);
+      const request: PageRequest = {
+        sort,
+        limit: 1 + Math.floor(next() * 25),
+        direction: next() < 0.5 ? 'after' : 'before',
+        position: next() < 0.7 ? sort.map((entry) => String(row[entry.column])) : undefined,
+        changedSinceUs: since,
+      };
+      expectSameAsReference(request);
+    }
+  });
+
+  test('a since equal to a change time includes that row; past the newest, none; at the oldest, all', () => {
+    for (const sort of SORTS) {
+      for (const direction of ['after', 'before'] as const) {
+        const exact = sites[17]!;
+        const one = { sort, limit: SITES, direction, changedSinceUs: exact._changed_us } as const;
+        expect(reference(one).ids).toContain(exact.id);
+        expectSameAsReference(one);
+        expectSameAsReference({ ...one, changedSinceUs: times.at(-1)! + 1 });
+        expectSameAsReference({ ...one, changedSinceUs: times[0]! });
+        expectSameAsReference({ ...one, limit: 10, changedSinceUs: times.at(-1)! });
+      }
+    }
+  });
+});
+
+describe('the plan follows the size of the answer', () => {
+  const LIMIT = 10;
+  const boundaries = () => sinceThresholds(LIMIT, maxRowid);
+
+  test('the thresholds fit in the file (else the cases below test nothing)', () => {
+    const { idChangedBelow, setFrom, walkFrom } = boundaries();
+    expect(setFrom).toBeGreaterThan(2);
+    expect(walkFrom).toBeGreaterThan(setFrom + 2);
+    expect(idChangedBelow + 1).toBeLessThan(SITES - 200);
+    expect([setFrom, walkFrom, idChangedBelow]).toEqual([43, 257, 771]);
+  });
+
+  test.each(SORTS.map((sort) => [label(sort), sort] as const))('sort %s', (_, sort) => {
+    const { idChangedBelow, setFrom, walkFrom } = boundaries();
+    const cases: [number, PagePlan][] =
+      sort[0]!.column === 'id'
+        ? [
+            [0, 'changed'],
+            [1, 'changed'],
+            [idChangedBelow - 1, 'changed'],
+            [idChangedBelow, 'walk-since'],
+            [idChangedBelow + 1, 'walk-since'],
+            [times.length, 'walk-since'],
+          ]
+        : [
+            [0, 'changed'],
+            [1, 'changed'],
+            [setFrom - 1, 'changed'],
+            [setFrom, 'walk-set'],
+            [setFrom + 1, 'walk-set'],
+            [walkFrom - 1, 'walk-set'],
+            [walkFrom, 'walk-since'],
+            [walkFrom + 1, 'walk-since'],
+            [times.length, 'walk-since'],
+          ];
+    for (const [count, plan] of cases) {
+      const since = sinceMatching(count);
+      expect({ count, plan: chooseSincePlan(handle, 'sites', sort, LIMIT, since) }).toEqual({ count, plan });
+      for (const direction of ['after', 'before'] as const) {
+        const request = { sort, limit: LIMIT, direction, changedSinceUs: since };
+        expectSameAsReference(request);
+        // and from a position in the middle of the answer
+        const middle = reference({ ...request, limit: Math.ceil(count / 2) || 1 }).ids.at(-1);
+        const row = sites.find((site) => site.id === middle) ?? sites[0]!;
+        expectSameAsReference({ ...request, position: sort.map((entry) => String(row[entry.column])) });
+      }
+    }
+  });
+});
+
+/** EXPLAIN QUERY PLAN of a page statement, one line per step. */
+function planOf(
+  table: PageTable,
+  sort: readonly SortKey[],
+  plan: PagePlan,
+  backward: boolean,
+  hasPosition: boolean,
+) {
+  const columns = [...new Set(['_json', 'id', ...sort.map((entry) => entry.column)])];
+  const sql = pageSql({ table, columns, sort, backward, hasPosition }, plan);
+  const params: Record<string, unknown> = { limit: 51 };
+  if (plan !== 'walk') params.since = 0;
+  if (hasPosition) {
+    sort.forEach((_, index) => {
+      params[`p${index}`] = 'x';
+    });
+  }
+  return (handle.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map(
+    (row) => row.detail,
+  );
+}
+
+/** What SQLite must do for a walk of the sort index (the walk plans' first step and sort). */
+function walkSteps(table: string, sort: readonly SortKey[], backward: boolean, hasPosition: boolean) {
+  const first = sort[0]!;
+  const index = first.column === 'id' ? `sqlite_autoindex_${table}_1` : `${table}_by_${first.column}`;
+  const op = first.descending !== backward ? '<' : '>';
+  const onIndex = sort.length === 1 || (sort.length === 2 && sort[1]!.descending === first.descending);
+  const range =
+    sort.length === 1
+      ? `(id${op}?)`
+      : onIndex
+        ? `((${first.column},id)${op}(?,?))`
+        : `(${first.column}${op}?)`;
+  const scan = hasPosition
+    ? `SEARCH ${table} USING INDEX ${index} ${range}`
+    : `SCAN ${table} USING INDEX ${index}`;
+  const rest = sort.length - 1;
+  const sorter = onIndex
+    ? []
+    : [`USE TEMP B-TREE FOR LAST ${rest === 1 ? 'TERM' : `${rest} TERMS`} OF ORDER BY`];
+  return { scan, sorter };
+}
+
+function expectedPlan(
+  table: string,
+  sort: readonly SortKey[],
+  plan: PagePlan,
+  backward: boolean,
+  hasPosition: boolean,
+): string[] {
+  const changed = `SEARCH ${table} USING COVERING INDEX ${table}_by_changed (_changed_us>?)`;
+  if (plan === 'changed') {
+    const covering = sort.length === 1 ? 'COVERING ' : '';
+    return [
+      'CO-ROUTINE w',
+      `SEARCH ${table} USING ${covering}INDEX ${table}_by_changed (_changed_us>?)`,
+      'USE TEMP B-TREE FOR ORDER BY',
+      'SCAN w',
+      'SEARCH s USING INTEGER PRIMARY KEY (rowid=?)',
+    ];
+  }
+  const { scan, sorter } = walkSteps(table, sort, backward, hasPosition);
+  if (plan === 'walk-set') return [scan, 'LIST SUBQUERY 1', changed, 'CREATE BLOOM FILTER', ...sorter];
+  return [scan, ...sorter];
+}
+
+describe('EXPLAIN QUERY PLAN pins the plans', () => {
+  const shapes = SORTS.flatMap((sort) =>
+    [false, true].flatMap((backward) =>
+      [false, true].map((hasPosition) => ({ sort, backward, hasPosition })),
+    ),
+  );
+
+  test.each(shapes.map((shape) => [label(shape.sort), shape.backward, shape.hasPosition, shape] as const))(
+    'sites sort %s backward=%s position=%s: small, middle and large answers',
+    (_, _backward, _position, { sort, backward, hasPosition }) => {
+      const { idChangedBelow, setFrom, walkFrom } = sinceThresholds(50, maxRowid);
+      const counts = sort[0]!.column === 'id' ? [5, Math.min(idChangedBelow, SITES)] : [5, setFrom, walkFrom];
+      for (const count of counts) {
+        const plan = chooseSincePlan(handle, 'sites', sort, 50, sinceMatching(Math.min(count, times.length)));
+        expect(planOf('sites', sort, plan, backward, hasPosition)).toEqual(
+          expectedPlan('sites', sort, plan, backward, hasPosition),
+        );
+      }
+    },
+  );
+
+  test.each(['services', 'equipment_categories', 'equipment', 'consumables'] as const)(
+    '%s: each plan on its own indexes',
+    (table) => {
+      for (const sort of SORTS) {
+        for (const plan of PLANS) {
+          expect(planOf(table, sort, plan, false, true)).toEqual(
+            expectedPlan(table, sort, plan, false, true),
+          );
+        }
+      }
+    },
+  );
+});
+
+describe('deletions', () => {
+  const TABLES: readonly PageTable[] = ['sites', 'services'];
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const feedOrder = (a: Deletion, b: Deletion) =>
+    a.changedUs - b.changedUs || text(a.table, b.table) || text(a.id, b.id);
+
+  function deletionsReference(request: DeletionsRequest) {
+    const { position } = request;
+    let rows = tombstones
+      .filter((row) => row.changedUs >= request.sinceUs && request.tables.includes(row.table))
+      .sort(feedOrder);
+    const at = position && {
+      changedUs: position.changedUs,
+      table: position.table as PageTable,
+      id: position.id,
+    };
+    if (request.direction === 'after') {
+      if (at) rows = rows.filter((row) => feedOrder(row, at) > 0);
+      return { rows: rows.slice(0, request.limit), hasMore: rows.length > request.limit };
+    }
+    if (at) rows = rows.filter((row) => feedOrder(row, at) < 0);
+    return { rows: rows.slice(-request.limit), hasMore: rows.length > request.limit };
+  }
+
+  test('pages equal the reference', () => {
+    const next = random(11);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+    const changed = tombstones.map((row) => row.changedUs);
+    for (let n = 0; n < 300; n++) {
+      const at = pick(tombstones);
+      const request: DeletionsRequest = {
+        tables: pick([['sites'], ['services'], TABLES]),
+        sinceUs: pick([0, pick(changed), pick(changed) + 1, Math.max(...changed) + 1]),
+        limit: 1 + Math.floor(next() * 30),
+        direction: next() < 0.5 ? 'after' : 'before',
+        position: next() < 0.6 ? { changedUs: at.changedUs, table: at.table, id: at.id } : undefined,
+      };
+      // A cursor's position comes from a page of the same since.
+      if (request.position && request.position.changedUs < request.sinceUs) continue;
+      expect(readDeletions(handle, request)).toEqual(deletionsReference(request));
+    }
+  });
+
+  test('EXPLAIN QUERY PLAN: a range of the change-time index, from the since or the position', () => {
+    const plans: string[] = [];
+    for (const direction of ['after', 'before'] as const) {
+      for (const position of [undefined, { changedUs: 1, table: 'sites', id: 'x' }]) {
+        readDeletions(handle, { tables: TABLES, sinceUs: 0, limit: 5, direction, position });
+        const key = `deletions:${TABLES.length}:${direction}:${position !== undefined}`;
+        const statement = handle.statement(key, () => {
+          throw new Error(`${key} was not prepared`);
+        });
+        const params: Record<string, unknown> = { since: 0, limit: 6, t0: 'sites', t1: 'services' };
+        if (position) Object.assign(params, { pc: 1, pt: 'sites', pi: 'x' });
+        const rows = handle.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(params) as {
+          detail: string;
+        }[];
+        plans.push(
+          `${direction}${position ? ' from a position' : ''}: ${rows.map((row) => row.detail).join(' | ')}`,
+        );
+      }
+    }
+    expect(plans).toEqual([
+      'after: SEARCH tombstones USING COVERING INDEX tombstones_by_changed (_changed_us>?)',
+      'after from a position: SEARCH tombstones USING COVERING INDEX tombstones_by_changed ((_changed_us,table_name,id)>(?,?,?))',
+      'before: SEARCH tombstones USING COVERING INDEX tombstones_by_changed (_changed_us>?)',
+      'before from a position: SEARCH tombstones USING COVERING INDEX tombstones_by_changed (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))',
+    ]);
+  });
+});
