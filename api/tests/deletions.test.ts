@@ -281,6 +281,40 @@ describe('retention: 410 sync_window_expired', () => {
   });
 });
 
+describe('a prune between two pages of a walk: 410, never an incomplete walk', () => {
+  async function prunedBetweenPages(firstUrl: string) {
+    const dir = copyOfFixture();
+    const walkApp = await testApp(dir);
+    try {
+      const first = await walkApp.inject({ url: firstUrl, headers: bearer(f.keys.a) });
+      expect(first.statusCode, first.body).toBe(200);
+      const store = ProjectionStore.open({ dataDir: dir, clockUs: () => (t0 + 30 * MINUTE) * 1000 });
+      let cursor: Parameters<ProjectionStore['pruneTombstones']>[1];
+      do {
+        cursor =
+          store.pruneTombstones({ retentionUs: 5 * MINUTE * 1000, maxRows: 2, maxFiles: 10 }, cursor).next ??
+          undefined;
+      } while (cursor);
+      store.close();
+      const next = new URL(first.json().links.next);
+      return await walkApp.inject({ url: `${next.pathname}${next.search}`, headers: bearer(f.keys.a) });
+    } finally {
+      await walkApp.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('a walk from a time', async () => {
+    expectProblem(await prunedBetweenPages(since(t0, '&limit=1')), OP, 410, 'sync_window_expired');
+  });
+
+  test('the walk of every deletion kept (no time)', async () => {
+    const second = await prunedBetweenPages('/v1/deletions?limit=1');
+    expectProblem(second, OP, 410, 'sync_window_expired');
+    expect(second.json().detail).toMatch(/pruned since its previous page/);
+  });
+});
+
 describe('a removed company', () => {
   test('answers 403 company_not_available, like every endpoint: its file is no longer served', async () => {
     const dir = copyOfFixture();

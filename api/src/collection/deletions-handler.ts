@@ -80,6 +80,20 @@ export function deletionsHandler(app: FastifyInstance): RouteHandlerMethod {
       }),
     }));
     requireCovered(token, sinceUs, state);
+    // A walk of every deletion kept claims no time, but it has read up to its cursor: a prune that
+    // moved the horizon past that point since may have removed deletions it has not read yet.
+    if (
+      position &&
+      at?.direction === 'after' &&
+      sinceUs === undefined &&
+      position.changedUs < state.tombstonesSinceUs
+    ) {
+      throw new ApiError(
+        'sync_window_expired',
+        'Deletions this walk had not read yet were pruned since its previous page (retention), so it ' +
+          'would be incomplete. Start it again from its first page.',
+      );
+    }
     const walk = at ? at.walk : walkStart(state);
 
     const secret = app.config.cursorSecret;
