@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { controlPath, openWriter } from '@pda/projections';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -93,6 +98,61 @@ describe('expiry and revocation', () => {
       'api_key_revoked',
     );
     await later.close();
+  });
+});
+
+describe('expiry and revocation: the boundaries, and timestamps that cannot be read', () => {
+  const REVOKES_AT = Date.parse('2999-01-01T00:00:00Z'); // the fixture's rotating key
+
+  test('a key stops working at exactly revokes_at, and works a millisecond before', async () => {
+    for (const [nowMs, status] of [
+      [REVOKES_AT - 1, 200],
+      [REVOKES_AT, 401],
+    ] as const) {
+      const at = await testApp(f.dataDir, { now: () => nowMs });
+      try {
+        const response = await at.inject({ url: '/v1/me', headers: bearer(f.keys.rotating) });
+        expect(response.statusCode, new Date(nowMs).toISOString()).toBe(status);
+        if (status === 401) expect(response.json().code).toBe('api_key_revoked');
+      } finally {
+        await at.close();
+      }
+    }
+  });
+
+  test('an unreadable expires_at or revokes_at fails closed: the key is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pda-api-auth-'));
+    cpSync(f.dataDir, dir, { recursive: true });
+    const db = openWriter(controlPath(dir));
+    // Two keys that can expire or be revoked only by the garbled value (both columns NULL).
+    const [garbledExpiry, garbledRevocation] = db
+      .prepare('SELECT id FROM api_keys WHERE expires_at IS NULL AND revokes_at IS NULL ORDER BY id LIMIT 2')
+      .pluck()
+      .all() as [string, string];
+    db.prepare("UPDATE api_keys SET expires_at = 'not a time' WHERE id = ?").run(garbledExpiry);
+    db.prepare("UPDATE api_keys SET revokes_at = '2999-13-45T99:00:00Z' WHERE id = ?").run(garbledRevocation);
+    const hashes = db
+      .prepare('SELECT id, key_sha256 FROM api_keys WHERE id IN (?, ?)')
+      .all(garbledExpiry, garbledRevocation) as { id: string; key_sha256: string }[];
+    db.close();
+    const keyOf = (id: string) => {
+      const hash = hashes.find((row) => row.id === id)?.key_sha256;
+      return Object.values(f.keys).find((key) => createHash('sha256').update(key).digest('hex') === hash);
+    };
+    const garbled = await testApp(dir);
+    try {
+      const expired = keyOf(garbledExpiry);
+      const revoked = keyOf(garbledRevocation);
+      expect(expired, 'a fixture key with expires_at NULL').toBeDefined();
+      expect(revoked, 'a fixture key with revokes_at NULL').toBeDefined();
+      const a = await garbled.inject({ url: '/v1/me', headers: bearer(expired!) });
+      const b = await garbled.inject({ url: '/v1/me', headers: bearer(revoked!) });
+      expect([a.statusCode, b.statusCode]).toEqual([401, 401]);
+      expect([a.json().code, b.json().code]).toEqual(['api_key_expired', 'api_key_revoked']);
+    } finally {
+      await garbled.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
