@@ -1,6 +1,8 @@
 // Test and benchmark factories, imported as `@pda/ingest/testing` (package.json exports):
 // kept out of the production entry point, so nothing deployed depends on them.
 
+// The Kafka adapter itself, for the e2e tests of its commit rules (test/ingest-durable-commit.e2e.test.ts).
+export { createKafkaSource, type KafkaSourceOptions, type RecordsHandler } from '../kafka/source.ts';
 export { type AvroTableSchemas, avroEventEncoder, type EncodedAvroEvent } from './encode-avro.ts';
 export {
   type EncodedEvent,
