@@ -177,6 +177,11 @@ describe('the CLI cannot modify a projection file', () => {
     'PRAGMA journal_mode = DELETE',
     'PRAGMA query_only = OFF',
     'PRAGMA wal_checkpoint(TRUNCATE)',
+    // Setter pragmas in parenthesis form: SQLite applies them while preparing (read-only-sql.test.ts).
+    'PRAGMA query_only(0)',
+    'PRAGMA main.query_only(OFF)',
+    'EXPLAIN PRAGMA query_only(0)',
+    'PRAGMA writable_schema(1)',
     'CREATE TABLE x (a)',
     'DROP TABLE sites',
     'VACUUM',
@@ -191,6 +196,7 @@ describe('the CLI cannot modify a projection file', () => {
     const db = openReader(companyPath(dataDir, companyId));
     try {
       for (const sql of WRITES) expect(() => prepareReadOnly(db, sql), sql).toThrow();
+      expect(db.pragma('query_only', { simple: true })).toBe(1);
       for (const sql of [
         'SELECT count(*) FROM sites',
         '  -- a comment\nWITH x AS (SELECT 1) SELECT * FROM x',

@@ -27,6 +27,8 @@ export interface ExportOptions {
   /** Columns to export; default: every column but the stored `_json` documents. */
   readonly columns?: readonly string[] | undefined;
   readonly format: ExportFormat;
+  /** CSV: write text cells that start like a formula as they are (default: prefixed with `'`, output/csv.ts). */
+  readonly rawCsvCells?: boolean | undefined;
   /** null: stdout (csv and jsonl only). */
   readonly out: string | null;
   readonly stdout: Writable;
@@ -114,11 +116,12 @@ export async function exportTable(options: ExportOptions): Promise<{ rows: numbe
     } else {
       const stream = partial === null ? options.stdout : createWriteStream(partial);
       const names = columns.map((c) => c.name);
-      let text = format === 'csv' ? csvRecord(names) : '';
+      const csv = { neutralise: options.rawCsvCells !== true };
+      let text = format === 'csv' ? csvRecord(names, csv) : '';
       for (const row of rows) {
         text +=
           format === 'csv'
-            ? csvRecord(row)
+            ? csvRecord(row, csv)
             : `${JSON.stringify(Object.fromEntries(names.map((n, i) => [n, row[i]])))}\n`;
         if (++pending === CHUNK_ROWS) {
           await write(stream, text);
