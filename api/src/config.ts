@@ -35,6 +35,8 @@ const fields = z.object({
   API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // `auto`: as many company files as the descriptor limit allows (plugins/projections.ts).
   API_MAX_OPEN_COMPANIES: z.union([z.literal('auto'), positiveInt]).default('auto'),
+  // Prepared statements per open file, most recently used first (@pda/projections statement-lru.ts).
+  API_MAX_STATEMENTS_PER_FILE: positiveInt.max(100_000).default(256),
   API_REOPEN_CHECK_MS: z.coerce.number().int().min(0).default(1_000),
   API_UPDATED_SINCE_OVERLAP_MS: z.coerce.number().int().min(0).default(60_000),
   API_HEALTH_MAX_STALENESS_S: z.coerce.number().positive().optional(),
@@ -92,6 +94,8 @@ export interface Config {
   readonly logLevel: string;
   /** Bound of the LRU of open company files. */
   readonly maxOpenCompanies: number | 'auto';
+  /** Prepared statements kept per open projection file (an evicted one is prepared again on use). */
+  readonly maxStatementsPerFile: number;
   /** Responses at least this large are compressed when the client accepts it; 0 = never compress. */
   readonly compressMinBytes: number;
   /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */
@@ -162,6 +166,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     }),
     logLevel: e.API_LOG_LEVEL,
     maxOpenCompanies: e.API_MAX_OPEN_COMPANIES,
+    maxStatementsPerFile: e.API_MAX_STATEMENTS_PER_FILE,
     compressMinBytes: e.API_COMPRESS_MIN_BYTES,
     reopenCheckMs: e.API_REOPEN_CHECK_MS,
     updatedSinceOverlapMs: e.API_UPDATED_SINCE_OVERLAP_MS,

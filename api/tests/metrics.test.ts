@@ -99,6 +99,26 @@ describe('admin port', () => {
     expect(text).toContain('# TYPE pda_api_rate_limited_total counter');
   });
 
+  test('prepared statements: held within API_MAX_STATEMENTS_PER_FILE per open file, evictions counted, answers unchanged', async () => {
+    const { app, scrape } = await withAdmin(f.dataDir, { env: { API_MAX_STATEMENTS_PER_FILE: '2' } });
+    const sorts = ['name', '-name', 'created_at', '-updated_at', 'id'];
+    const first = new Map<string, string>();
+    for (const round of [1, 2]) {
+      for (const sort of sorts) {
+        const response = await app.inject({ url: `/v1/sites?sort=${sort}`, headers: bearer(f.keys.a) });
+        expect(response.statusCode).toBe(200);
+        // The second round re-prepares what the first evicted: the same answers.
+        if (round === 1) first.set(sort, response.body);
+        else expect(response.body, sort).toBe(first.get(sort));
+      }
+    }
+    const text = await scrape();
+    // control.sqlite and company A's file, at most two statements each.
+    expect(sample(text, 'pda_api_statement_cache_size')).toBeGreaterThan(0);
+    expect(sample(text, 'pda_api_statement_cache_size')).toBeLessThanOrEqual(4);
+    expect(sample(text, 'pda_api_statement_cache_evictions_total')).toBeGreaterThan(sorts.length);
+  });
+
   test('a 429 counts as rate_limit_exceeded', async () => {
     const { app, scrape } = await withAdmin(f.dataDir, { env: { API_RATE_LIMIT_MAX: '1' } });
     expect((await app.inject({ url: '/v1/me', headers: bearer(f.keys.a) })).statusCode).toBe(200);
@@ -169,7 +189,8 @@ describe('recording', () => {
   test('never throws (a request never fails because of metrics): a failure goes to onFailure', async () => {
     const failures: unknown[] = [];
     const companyFiles = () => ({ hits: 0, misses: 0, evictions: 0, open: 0, max: 1 });
-    const metrics = createMetrics({ companyFiles, stalenessSeconds: () => null }, (error) =>
+    const statements = () => ({ held: 0, evicted: 0, maxPerFile: 256 });
+    const metrics = createMetrics({ companyFiles, statements, stalenessSeconds: () => null }, (error) =>
       failures.push(error),
     );
     expect(() => metrics.recordRequest('getMe', 200, Number.NaN)).not.toThrow();

@@ -193,6 +193,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       dataDir: resolved ?? config.INGEST_DATA_DIR,
       maxOpenCompanies: companyFiles.max,
       idleCloseMs: config.INGEST_IDLE_CLOSE_S * 1000,
+      maxStatementsPerFile: config.INGEST_MAX_STATEMENTS_PER_FILE,
     };
     // Exactly one writer: the store lives either in the apply thread or on this thread.
     const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;

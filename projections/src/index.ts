@@ -9,5 +9,6 @@ export * from './paths.ts';
 export * from './quote-ident.ts';
 export * from './read/index.ts';
 export * from './redact-url.ts';
+export * from './statement-lru.ts';
 export * from './storage-faults.ts';
 export * from './stored-documents.ts';

@@ -7,7 +7,7 @@
  * (never a URL), `status` an HTTP status code, `reason` one of REFUSAL_REASONS.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { CompanyFileCounts } from '../projections/projection-files.ts';
+import type { CompanyFileCounts, StatementCacheCounts } from '../projections/projection-files.ts';
 
 /** The label of requests no contract operation answered: unknown paths, 405s, preflights. */
 export const UNMATCHED = 'unmatched';
@@ -24,6 +24,8 @@ export type RefusalReason = 'rate_limit_exceeded' | 'under_pressure' | 'too_many
 export interface MetricsSources {
   /** The read cache of company files: lookups, evictions, files open and the bound. */
   readonly companyFiles: () => CompanyFileCounts;
+  /** The prepared statements of the open files: held, and evicted to stay within their bound. */
+  readonly statements: () => StatementCacheCounts;
   /** What /v1/health reports as staleness_seconds; null (gauge absent) when unknown. */
   readonly stalenessSeconds: () => number | null;
 }
@@ -105,6 +107,23 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
     collect() {
       this.reset();
       this.inc(sources.companyFiles().evictions);
+    },
+  });
+  new Gauge({
+    name: 'pda_api_statement_cache_size',
+    help: 'Prepared statements held over control.sqlite and the open company files (at most API_MAX_STATEMENTS_PER_FILE each)',
+    registers: [registry],
+    collect() {
+      this.set(sources.statements().held);
+    },
+  });
+  new Counter({
+    name: 'pda_api_statement_cache_evictions_total',
+    help: 'Prepared statements dropped to stay within API_MAX_STATEMENTS_PER_FILE per open file (prepared again on their next use)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.statements().evicted);
     },
   });
   new Gauge({

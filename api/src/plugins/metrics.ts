@@ -24,6 +24,7 @@ export default fp(
     const metrics = createMetrics(
       {
         companyFiles: () => app.projections.counts(),
+        statements: () => app.projections.statements(),
         stalenessSeconds: () => projectionsHealth(app.projections, app.clock(), undefined).stalenessSeconds,
       },
       (error) => {

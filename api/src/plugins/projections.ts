@@ -28,6 +28,7 @@ export default fp(
     }
     const files = new ProjectionFiles(config.dataDir, {
       maxOpenCompanies: bound.max,
+      maxStatementsPerFile: config.maxStatementsPerFile,
       reopenCheckMs: config.reopenCheckMs,
       now: options.now,
       onSwap: (from, to) => app.log.info({ from, to }, 'projection files swapped; reopening handles'),

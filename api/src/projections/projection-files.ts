@@ -5,12 +5,15 @@ import {
   CompanyFileDamagedError,
   companyPath,
   controlPath,
+  DEFAULT_STATEMENTS_PER_HANDLE,
   isOutOfDescriptors,
   openCompanyReader,
   openControlReader,
   type ProjectionDb,
   ReadHandle,
+  type ReadHandleOptions,
   readCompanyFaults,
+  StatementCounts,
 } from '@pda/projections';
 import { LRUCache } from 'lru-cache';
 
@@ -48,8 +51,20 @@ export interface CompanyFileCounts {
   readonly max: number;
 }
 
+/** The prepared statements of every open handle (the api's metrics; @pda/projections statement-lru.ts). */
+export interface StatementCacheCounts {
+  /** Held now over control.sqlite and the open company files. */
+  readonly held: number;
+  /** Dropped to stay within the bound of their handle, since the process started. */
+  readonly evicted: number;
+  /** The bound per handle. */
+  readonly maxPerFile: number;
+}
+
 export interface ProjectionFilesOptions {
   readonly maxOpenCompanies: number;
+  /** Prepared statements kept per open file; default DEFAULT_STATEMENTS_PER_HANDLE. */
+  readonly maxStatementsPerFile?: number;
   readonly reopenCheckMs: number;
   readonly now: () => number;
   readonly onSwap?: (from: string, to: string) => void;
@@ -74,10 +89,17 @@ export class ProjectionFiles {
   #hits = 0;
   #misses = 0;
   #evictions = 0;
+  readonly #statementCounts = new StatementCounts();
+  /** What every handle is opened with: its statement bound and the counts above. */
+  readonly #handle: ReadHandleOptions;
 
   constructor(dataDir: string, options: ProjectionFilesOptions) {
     this.#dataDir = dataDir;
     this.#options = options;
+    this.#handle = {
+      ...(options.maxStatementsPerFile !== undefined && { maxStatements: options.maxStatementsPerFile }),
+      counts: this.#statementCounts,
+    };
     // Never evicts by itself: company() makes room first (#evict), which counts the evictions.
     this.#companies = new LRUCache({
       max: Math.max(1, options.maxOpenCompanies),
@@ -92,7 +114,10 @@ export class ProjectionFiles {
   }
 
   #controlHandle(): ReadHandle {
-    this.#control ??= new ReadHandle(this.#opening(() => openControlReader(this.#dataDir)));
+    this.#control ??= new ReadHandle(
+      this.#opening(() => openControlReader(this.#dataDir)),
+      this.#handle,
+    );
     return this.#control;
   }
 
@@ -113,7 +138,10 @@ export class ProjectionFiles {
     // Make room first, so the bound holds on open files even while this one opens.
     if (this.#companies.size >= this.#companies.max) this.#evict(1);
     const open = this.#options.openCompany ?? openCompanyReader;
-    const handle = new ReadHandle(this.#opening(() => open(this.#dataDir, companyId)));
+    const handle = new ReadHandle(
+      this.#opening(() => open(this.#dataDir, companyId)),
+      this.#handle,
+    );
     this.#companies.set(companyId, handle);
     this.#opened.set(companyId, { ino: this.#inode(companyId) ?? -1, checkedAt: this.#options.now() });
     return handle;
@@ -175,6 +203,14 @@ export class ProjectionFiles {
       evictions: this.#evictions,
       open: this.#companies.size,
       max: this.#companies.max,
+    };
+  }
+
+  statements(): StatementCacheCounts {
+    return {
+      held: this.#statementCounts.held,
+      evicted: this.#statementCounts.evicted,
+      maxPerFile: this.#handle.maxStatements ?? DEFAULT_STATEMENTS_PER_HANDLE,
     };
   }
 

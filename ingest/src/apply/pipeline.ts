@@ -123,6 +123,8 @@ export function createPipeline(deps: {
       metrics.companyFilesClosedIdle.inc(result.files.closedIdle);
       metrics.openCompanyFiles.set(result.files.open);
       metrics.openCompanyFilesMax.set(result.files.max);
+      metrics.statementsEvicted.inc(result.statements.evicted);
+      metrics.statementsHeld.set(result.statements.held);
     }
     if (prepared.lastTsMs !== undefined && (result?.applied ?? 0) > 0)
       metrics.lastSourceTsMs = prepared.lastTsMs;
@@ -140,7 +142,11 @@ export function createPipeline(deps: {
       filesEvicted: result?.files.evicted ?? 0,
       durationMs: Math.round(durationMs * 10) / 10,
     };
-    logger.info(summary, 'batch applied');
+    // A batch that changed nothing (heartbeats, transaction markers, tombstones) at debug: on a quiet
+    // source Debezium's heartbeat alone made one info line every 10 s, 8,640 a day of nothing.
+    if (summary.applied + summary.skipped + summary.deadLettered === 0)
+      logger.debug(summary, 'batch applied');
+    else logger.info(summary, 'batch applied');
     return summary;
   }
 

@@ -17,6 +17,9 @@ export interface IngestMetrics {
   readonly companyFilesClosedIdle: Counter;
   readonly openCompanyFiles: Gauge;
   readonly openCompanyFilesMax: Gauge;
+  /** The writer's prepared statements over its open files (fed from each batch's result). */
+  readonly statementsEvicted: Counter;
+  readonly statementsHeld: Gauge;
   /** The Avro path's schema registry (schema-registry/resolver.ts). */
   readonly registryWaiting: Gauge;
   readonly registryFetches: Counter<'outcome'>;
@@ -90,6 +93,16 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
     openCompanyFilesMax: new Gauge({
       name: 'pda_ingest_open_company_files_max',
       help: 'Bound of the writer cache of company files (INGEST_MAX_OPEN_COMPANIES, or from the descriptor limit)',
+      registers: [registry],
+    }),
+    statementsEvicted: new Counter({
+      name: 'pda_ingest_statement_cache_evictions_total',
+      help: 'Prepared statements dropped by the writer to stay within INGEST_MAX_STATEMENTS_PER_FILE per open file (prepared again when needed)',
+      registers: [registry],
+    }),
+    statementsHeld: new Gauge({
+      name: 'pda_ingest_statement_cache_size',
+      help: 'Prepared statements held by the writer over control.sqlite and its open company files, after the last batch',
       registers: [registry],
     }),
     registryWaiting: new Gauge({

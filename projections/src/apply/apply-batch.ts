@@ -50,7 +50,7 @@ export function applyBatch(
   sourceCurrentAtMs?: number,
   onlyCompany?: string,
   detected: CompanyFault[] = [],
-): BatchResult {
+): Omit<BatchResult, 'statements'> {
   const tally = new Tally();
   const rejections: Rejection[] = [];
   const timings = { planMs: 0, companiesMs: 0, controlMs: 0 };

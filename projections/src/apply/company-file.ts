@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { openCompanyWriter } from '../handles.ts';
 import type { ProjectionDb } from '../open.ts';
 import { companyPath } from '../paths.ts';
+import type { StatementBound } from '../statement-lru.ts';
 import type { ClockUs } from './clock.ts';
 import { StatementCache } from './statement-cache.ts';
 import { tombstoneLsn, writeCompanyTombstone } from './tombstones.ts';
@@ -29,9 +30,13 @@ export class CompanyFile {
   /** meta.created_us: no change time is handed out below it (a sync token's watermark may be just under it). */
   #createdUs = 0;
 
-  constructor(dataDir: string, companyId: string, clock: ClockUs) {
+  constructor(dataDir: string, companyId: string, clock: ClockUs, statements?: StatementBound) {
     this.companyId = companyId;
-    this.statements = new StatementCache(openCompanyWriter(dataDir, companyId));
+    this.statements = new StatementCache(
+      openCompanyWriter(dataDir, companyId),
+      statements?.max,
+      statements?.counts,
+    );
     this.#path = companyPath(dataDir, companyId);
     this.#ino = statSync(this.#path).ino;
     this.#clock = clock;
@@ -144,6 +149,7 @@ export class CompanyFile {
   }
 
   close(): void {
+    this.statements.clear();
     try {
       this.db.close();
     } catch {

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { isOutOfDescriptors } from '../descriptors.ts';
 import { CompanyFileDamagedError } from '../errors.ts';
 import { companyPath } from '../paths.ts';
+import type { StatementBound } from '../statement-lru.ts';
 import type { ClockUs } from './clock.ts';
 import { CompanyFile } from './company-file.ts';
 
@@ -56,14 +57,18 @@ export class CompanyFiles {
   #guard: FileGuard = NO_GUARD;
   /** Round-robin position of checkOnDisk over the open files. */
   #checkedAt = 0;
+  /** Each open file's statement bound, and the counts they share (undefined: the default bound). */
+  readonly #statements: StatementBound | undefined;
 
   constructor(
     dataDir: string,
     max: number,
     clock: ClockUs,
     idle: IdleClose = { afterMs: 0, nowMs: Date.now },
+    statements?: StatementBound,
   ) {
     this.#dataDir = dataDir;
+    this.#statements = statements;
     this.#max = Math.max(1, max);
     this.#clock = clock;
     this.#idle = idle;
@@ -150,11 +155,11 @@ export class CompanyFiles {
       throw new CompanyFileDamagedError(companyId, 'missing: the file was deleted while closed');
     }
     try {
-      return new CompanyFile(this.#dataDir, companyId, this.#clock);
+      return new CompanyFile(this.#dataDir, companyId, this.#clock, this.#statements);
     } catch (error) {
       if (!isOutOfDescriptors(error) || this.#open.size === 0) throw error;
       for (let n = Math.ceil(this.#open.size / 2); n > 0; n--) this.#evictOne();
-      return new CompanyFile(this.#dataDir, companyId, this.#clock);
+      return new CompanyFile(this.#dataDir, companyId, this.#clock, this.#statements);
     }
   }
 

@@ -1,5 +1,6 @@
 import { openControlWriter } from '../handles.ts';
 import type { ProjectionDb } from '../open.ts';
+import type { StatementBound } from '../statement-lru.ts';
 import { CompanyFaults } from './company-faults.ts';
 import { StatementCache } from './statement-cache.ts';
 
@@ -24,8 +25,8 @@ export class ControlFile {
   /** Companies out of service and the companies whose file must exist (company-faults.ts). */
   readonly faults: CompanyFaults;
 
-  constructor(dataDir: string) {
-    this.statements = new StatementCache(openControlWriter(dataDir));
+  constructor(dataDir: string, statements?: StatementBound) {
+    this.statements = new StatementCache(openControlWriter(dataDir), statements?.max, statements?.counts);
     this.faults = new CompanyFaults(this.db, dataDir);
     this.reload();
   }
@@ -98,6 +99,7 @@ export class ControlFile {
   }
 
   close(): void {
+    this.statements.clear();
     this.db.close();
   }
 }

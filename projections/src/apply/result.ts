@@ -23,6 +23,11 @@ export interface BatchResult {
    * and the bound (ingest's metrics: a batch wider than the bound shows as evictions).
    */
   readonly files: FileCacheCounts;
+  /**
+   * The prepared statements of the writer's open files (statement-lru.ts): dropped to make room
+   * during this batch, held after it over every open file, and the bound per file.
+   */
+  readonly statements: { readonly evicted: number; readonly held: number; readonly maxPerFile: number };
   /** Refused changes (already recorded as dead letters in control.sqlite). */
   readonly rejections: readonly Rejection[];
   /** Dead letters recorded with this batch (ingest's decode failures plus the refused changes). */

@@ -2,6 +2,7 @@ import type { Change } from '../change.ts';
 import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '../descriptors.ts';
 import { CompanyFileDamagedError, InvalidCompanyIdError } from '../errors.ts';
 import { isUuid } from '../paths.ts';
+import { DEFAULT_STATEMENTS_PER_HANDLE, StatementCounts } from '../statement-lru.ts';
 import { applyBatch, takeOutOfService } from './apply-batch.ts';
 import { type ClockUs, wallClockUs } from './clock.ts';
 import type { CompanyFault } from './company-faults.ts';
@@ -30,6 +31,11 @@ export interface ProjectionStoreOptions {
    * after each batch: rarely changing tenants then hold no descriptor and no WAL between changes.
    */
   readonly idleCloseMs?: number;
+  /**
+   * Prepared statements kept per open file, most recently used first (statement-lru.ts); default
+   * DEFAULT_STATEMENTS_PER_HANDLE.
+   */
+  readonly maxStatementsPerFile?: number;
   /** Source of change times in µs since the epoch (tests inject one). Default: wall clock. */
   readonly clockUs?: ClockUs;
   /** Wall clock in ms for ingest_state and dead letters (tests inject one). */
@@ -85,6 +91,9 @@ export class ProjectionStore {
   readonly #files: CompanyFiles;
   readonly #nowMs: () => number;
   readonly #clockUs: ClockUs;
+  /** The statements of control.sqlite and every open company file (BatchResult.statements). */
+  readonly #statements: StatementCounts = new StatementCounts();
+  readonly #maxStatements: number;
   #checkedOnDiskAt = 0;
   /** While a company is rebuilt: the highest offset per partition of the live batches' changes. */
   readonly #liveUpTo = new Map<string, bigint>();
@@ -96,7 +105,9 @@ export class ProjectionStore {
     const clock = options.clockUs ?? wallClockUs;
     this.#clockUs = clock;
     this.#nowMs = options.nowMs ?? Date.now;
-    this.#control = new ControlFile(options.dataDir);
+    this.#maxStatements = Math.max(1, options.maxStatementsPerFile ?? DEFAULT_STATEMENTS_PER_HANDLE);
+    const statements = { max: this.#maxStatements, counts: this.#statements };
+    this.#control = new ControlFile(options.dataDir, statements);
     const max =
       options.maxOpenCompanies ??
       resolveOpenFilesBound('auto', {
@@ -104,10 +115,13 @@ export class ProjectionStore {
         reserve: WRITER_DESCRIPTOR_RESERVE,
         memoryBytes: processMemoryBytes(),
       }).max;
-    this.#files = new CompanyFiles(options.dataDir, max, clock, {
-      afterMs: options.idleCloseMs ?? 0,
-      nowMs: this.#nowMs,
-    });
+    this.#files = new CompanyFiles(
+      options.dataDir,
+      max,
+      clock,
+      { afterMs: options.idleCloseMs ?? 0, nowMs: this.#nowMs },
+      statements,
+    );
     this.#files.guard(this.#control.faults);
   }
 
@@ -153,8 +167,9 @@ export class ProjectionStore {
       }
     }
     this.#control.faults.backfilling = options.onlyCompany;
+    const evictedBefore = this.#statements.evicted;
     try {
-      return applyBatch(
+      const result = applyBatch(
         this.#control,
         this.#files,
         this.dataDir,
@@ -165,6 +180,12 @@ export class ProjectionStore {
         options.onlyCompany,
         detected,
       );
+      const statements = {
+        evicted: this.#statements.evicted - evictedBefore,
+        held: this.#statements.held,
+        maxPerFile: this.#maxStatements,
+      };
+      return { ...result, statements };
     } finally {
       this.#control.faults.backfilling = undefined;
     }
