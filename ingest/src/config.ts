@@ -4,6 +4,7 @@
  * ingest/README.md has the table of variables.
  */
 import { z } from 'zod';
+import { readAdminToken } from './ops/admin-token.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -31,6 +32,24 @@ export const ConfigSchema = z.object({
   INGEST_ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   /** 0 = pick a free port (tests); the chosen port is logged. */
   INGEST_ADMIN_PORT: int(0, 65535).default(9464),
+  /**
+   * File holding the admin port's token (ops/admin-token.ts), read once here: POST /rebuild and the
+   * company lists of the port need it as `Authorization: Bearer`. Unset: rebuilds over the port are
+   * refused (403) and no answer names a company.
+   */
+  INGEST_ADMIN_TOKEN_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .transform((file, ctx) => {
+      if (file === undefined) return undefined;
+      try {
+        return readAdminToken(file);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Upper bound of changes per apply call; larger Kafka batches are applied in chunks with heartbeats between. */
   INGEST_MAX_BATCH_EVENTS: int(1, 1_000_000).default(2_000),
   /** /readyz is 200 only while the summed consumer lag is at most this many messages. */

@@ -6,36 +6,63 @@
  *
  * `rebuild --company <uuid> [--admin http://host:port]`: rebuilds ONE company's file, performed by
  * the running ingest (its admin port: `--admin`, else INGEST_ADMIN_HOST/INGEST_ADMIN_PORT, default
- * 127.0.0.1:9464) while it keeps applying the others (src/rebuild/company-rebuild.ts). Waits for
- * the outcome and prints it as one JSON line; exit 1 when it failed (the company stays out of
- * service), 2 for a refusal (not a uuid, one already running).
+ * 127.0.0.1:9464) while it keeps applying the others (src/rebuild/company-rebuild.ts). Sends the
+ * admin token read from INGEST_ADMIN_TOKEN_FILE, the running ingest's file (ops/admin-server.ts).
+ * Waits for the outcome and prints it as one JSON line; exit 1 when it failed (the company stays
+ * out of service), 2 for a refusal (not a uuid, one already running, no or a wrong token).
  */
 
 import { parseArgs } from 'node:util';
 import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, ConfigSchema, parseConfig } from './config.ts';
 import { createLogger } from './logger.ts';
+import type { AdminToken } from './ops/admin-token.ts';
 import { RebuildError, rebuild } from './rebuild/rebuild.ts';
 import { loadAvscTypes } from './schema-types.ts';
 
 const USAGE = 'usage: rebuild [--adopt-directory] | rebuild --company <uuid> [--admin http://host:port]';
 
+/** The settings `rebuild --company` shares with the running ingest: where its admin port is, its token. */
+const AdminSettings = ConfigSchema.pick({
+  INGEST_ADMIN_HOST: true,
+  INGEST_ADMIN_PORT: true,
+  INGEST_ADMIN_TOKEN_FILE: true,
+});
+
+function adminSettings(): { url: string; token: AdminToken } {
+  const parsed = AdminSettings.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new UsageError(`invalid ingest configuration: ${problems.join('; ')}`);
+  }
+  const { INGEST_ADMIN_HOST: host, INGEST_ADMIN_PORT: port, INGEST_ADMIN_TOKEN_FILE: token } = parsed.data;
+  if (!token) {
+    throw new UsageError(
+      'rebuild --company needs INGEST_ADMIN_TOKEN_FILE: the admin token file the running ingest was started with',
+    );
+  }
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, token };
+}
+
 /** Asks the running ingest to rebuild one company, then follows GET /rebuild until it ends. */
-async function rebuildOneCompany(companyId: string, admin: string): Promise<void> {
+async function rebuildOneCompany(companyId: string, admin: string, token: AdminToken): Promise<void> {
   const base = admin.replace(/\/+$/, '');
+  // No body and no Content-Type: the port refuses both (a form could send them without asking).
+  const headers = { authorization: token.authorization() };
   const started = await fetch(`${base}/rebuild?company=${encodeURIComponent(companyId)}`, {
     method: 'POST',
+    headers,
   }).catch((error: unknown) => {
     throw new RebuildError(`cannot reach ingest's admin port at ${base}: ${(error as Error).message}`);
   });
   const answer = (await started.json().catch(() => ({}))) as { error?: string };
-  if (started.status === 400 || started.status === 409)
+  if ([400, 401, 403, 409].includes(started.status))
     throw new UsageError(answer.error ?? `refused (${started.status})`);
   if (started.status !== 202)
     throw new RebuildError(`ingest answered ${started.status}: ${answer.error ?? ''}`);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const listed = (await (await fetch(`${base}/rebuild`)).json()) as {
+    const listed = (await (await fetch(`${base}/rebuild`, { headers })).json()) as {
       rebuilds: { companyId: string; status: string; result?: unknown; error?: string }[];
     };
     const mine = listed.rebuilds.filter((r) => r.companyId === companyId).at(-1);
@@ -60,10 +87,8 @@ await runCli(USAGE, async () => {
     },
   });
   if (args.company !== undefined) {
-    const admin =
-      args.admin ??
-      `http://${process.env.INGEST_ADMIN_HOST ?? '127.0.0.1'}:${process.env.INGEST_ADMIN_PORT ?? '9464'}`;
-    await rebuildOneCompany(args.company, admin);
+    const settings = adminSettings();
+    await rebuildOneCompany(args.company, args.admin ?? settings.url, settings.token);
     return;
   }
   if (args.admin !== undefined) throw new UsageError('--admin goes with --company');

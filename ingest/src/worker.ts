@@ -91,7 +91,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   let live: { sink: AsyncApplySink; groupId: string; signal: AbortSignal } | undefined;
   const rebuilds: RebuildStatus[] = [];
 
-  const readiness = () => {
+  /** `withCompanies`: the admin request carried the token, so company ids may be listed. */
+  const readiness = (withCompanies: boolean) => {
     const lag = source?.lag();
     const connected = source?.connected() ?? false;
     const ready =
@@ -114,16 +115,21 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         // Full, read-only or failing data directory: nothing is applied until it accepts writes.
         storage: storage.health(),
         // Damaged company files (out of service until rebuilt); the others are applied. Not a
-        // readiness failure: the process serves every other company.
+        // readiness failure: the process serves every other company. Counted for everyone, named
+        // only to the admin token (ops/admin-server.ts).
         company_files: {
-          out_of_service: metrics.companyFaults.map((f) => ({
-            company_id: f.companyId,
-            state: f.state,
-            reason: f.reason,
-            detected_at: new Date(f.detectedAtMs).toISOString(),
-          })),
+          damaged: metrics.companyFaults.filter((f) => f.state === 'damaged').length,
+          rebuilding: metrics.companyFaults.filter((f) => f.state === 'rebuilding').length,
+          ...(withCompanies && {
+            out_of_service: metrics.companyFaults.map((f) => ({
+              company_id: f.companyId,
+              state: f.state,
+              reason: f.reason,
+              detected_at: new Date(f.detectedAtMs).toISOString(),
+            })),
+          }),
         },
-        company_rebuilds: rebuilds.slice(-10),
+        ...(withCompanies && { company_rebuilds: rebuilds.slice(-10) }),
       },
     };
   };
@@ -295,6 +301,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           port: config.INGEST_ADMIN_PORT,
           registry: metrics.registry,
           readiness,
+          token: config.INGEST_ADMIN_TOKEN_FILE,
           rebuildCompany: (companyId) => {
             const refused = refuseRebuild(companyId);
             if (refused) return refused;

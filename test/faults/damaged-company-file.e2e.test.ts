@@ -20,7 +20,12 @@ import { type PrivateConnector, startPrivateConnector } from '../src/private-con
 import { issueKey } from '../src/read-side.ts';
 import { kafkaClient, repoRoot, waitFor } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
-import { type IngestProcess, startIngest } from './support/ingest-process.ts';
+import {
+  ADMIN_HEADERS,
+  ADMIN_TOKEN_FILE,
+  type IngestProcess,
+  startIngest,
+} from './support/ingest-process.ts';
 import { longVariant, writeLog, writeResult } from './support/result.ts';
 import {
   committedChanges,
@@ -73,7 +78,9 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
         env: { INGEST_TOPIC_PREFIX: connector.topicPrefix },
       });
       const port = await ingest.adminPort();
-      const readyz = async () => (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as Readyz;
+      // The companies out of service are named only to the admin token (ingest/README.md, admin port).
+      const readyz = async () =>
+        (await (await fetch(`http://127.0.0.1:${port}/readyz`, { headers: ADMIN_HEADERS })).json()) as Readyz;
       app = await buildApp(
         parseApiConfig({
           API_DATA_DIR: dataDir,
@@ -172,7 +179,11 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
               '--admin',
               `http://127.0.0.1:${port}`,
             ],
-            { cwd: repoRoot, env: process.env, timeout: 300_000 },
+            {
+              cwd: repoRoot,
+              env: { ...process.env, INGEST_ADMIN_TOKEN_FILE: ADMIN_TOKEN_FILE },
+              timeout: 300_000,
+            },
           );
           const rebuilt = JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
           await waitFor(

@@ -3,6 +3,9 @@
 // from the admin port: spawn → first applied batch (the one 'batch applied' line per batch with
 // applied > 0) and spawn → caught up (/readyz reports a measured lag of 0).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, stackEnv, waitFor } from '../../src/stack-env.ts';
 
@@ -40,6 +43,16 @@ export interface IngestProcess {
   stop(): Promise<number | null>;
 }
 
+/**
+ * The admin token every ingest of the campaign starts with (INGEST_ADMIN_TOKEN_FILE, ingest/README.md
+ * "Operations: admin port"): the rebuild command reads the same file, and /readyz names the
+ * companies out of service only to it.
+ */
+const adminTokenValue = randomBytes(32).toString('hex');
+export const ADMIN_TOKEN_FILE = join(mkdtempSync(join(tmpdir(), 'pda-e2e-admin-')), 'admin-token');
+writeFileSync(ADMIN_TOKEN_FILE, `${adminTokenValue}\n`, { mode: 0o600 });
+export const ADMIN_HEADERS: Readonly<Record<string, string>> = { authorization: `Bearer ${adminTokenValue}` };
+
 export function ingestEnv(options: IngestOptions): Record<string, string> {
   const stack = stackEnv();
   return {
@@ -48,6 +61,7 @@ export function ingestEnv(options: IngestOptions): Record<string, string> {
     INGEST_GROUP_ID: options.groupId,
     INGEST_DATA_DIR: options.dataDir,
     INGEST_ADMIN_PORT: '0',
+    INGEST_ADMIN_TOKEN_FILE: ADMIN_TOKEN_FILE,
     INGEST_LOG_LEVEL: 'info',
     // The connector may write Avro (ops/stack/README.md): ingest then needs the registry.
     ...(process.env.PDA_SCHEMA_REGISTRY_URL
