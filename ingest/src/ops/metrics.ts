@@ -2,6 +2,7 @@
  * Prometheus metrics of one ingest process (served on the admin port at /metrics).
  * Names are prefixed pda_ingest_; ingest/README.md lists them.
  */
+import { SOURCE_TABLES } from '@pda/projections';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface IngestMetrics {
@@ -140,6 +141,10 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
   metrics.companiesOutOfService.set({ state: 'damaged' }, 0);
   metrics.companiesOutOfService.set({ state: 'rebuilding' }, 0);
   metrics.registryWaiting.set(0);
+  // Each table's dead-letter count exists from the start at 0: a series first scraped at 1 is no
+  // increase to Prometheus, and the alerts on dead letters (PdaIngestApiKeyDeadLetter: a key change
+  // not applied) must see the first one (ops/monitoring/alerts.yml).
+  for (const table of SOURCE_TABLES) metrics.events.inc({ table, outcome: 'dead_lettered' }, 0);
   new Gauge({
     name: 'pda_ingest_freshness_seconds',
     help: 'now - source commit time (source.ts_ms) of the last applied change; absent before the first',
