@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, test } from 'vitest';
 import { BalancerConfigError, renderHaproxyConfig } from '../src/balancer/haproxy-config.ts';
 import { runOpsCli } from './cli-process.ts';
@@ -21,6 +23,18 @@ const TWO_NODES = {
   ],
   ports: { apiPort: 8080, apiAdminPort: 9465, ingestAdminPort: 9464 },
 };
+
+/** A TCP port free on the loopback right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 function haproxyCheck(config: string): string {
   const file = join(dir, `haproxy-${Math.random().toString(36).slice(2)}.cfg`);
@@ -67,6 +81,52 @@ describe('renderHaproxyConfig', () => {
     );
     expect(config).toMatch(/http-check connect port 9465\n\s+http-check send meth GET uri \/healthz\n/);
     expect(config).toContain('option forwardfor');
+  });
+
+  test('the access log has the path without its query string: a key or cursor put there never reaches it', async () => {
+    const config = renderHaproxyConfig(TWO_NODES);
+    expect(config).not.toMatch(/^\s*option httplog/m);
+    const logFormat = config.split('\n').find((line) => line.trim().startsWith('log-format '));
+    expect(logFormat).toContain('%HPO');
+    expect(logFormat).not.toMatch(/%\{[^}]*\}r|%r\b|%HU|%HQ|%HP\b/);
+    expect(haproxyCheck(config)).toMatch(/Configuration file is valid/);
+
+    // The real haproxy with this configuration, its nodes down: it answers 503 and logs the request.
+    const [bind, stats] = await Promise.all([freePort(), freePort()]);
+    const file = join(dir, 'haproxy-log.cfg');
+    writeFileSync(
+      file,
+      renderHaproxyConfig({
+        ...TWO_NODES,
+        bind: `127.0.0.1:${bind}`,
+        statsBind: `127.0.0.1:${stats}`,
+        nodes: [{ name: 'node-a', host: '127.0.0.1' }],
+        ports: { apiPort: await freePort(), apiAdminPort: 9465, ingestAdminPort: 9464 },
+      }),
+    );
+    const haproxy = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    haproxy.stdout.setEncoding('utf8').on('data', (text: string) => {
+      log += text;
+    });
+    try {
+      const url = `http://127.0.0.1:${bind}/v1/sites?api_key=svc_pk_secret&cursor=eyJzb3J0Ijoi`;
+      let status = 0;
+      for (let i = 0; i < 50 && status === 0; i++) {
+        status = await fetch(url).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status === 0) await sleep(100);
+      }
+      expect(status).toBe(503);
+      for (let i = 0; i < 50 && !log.includes('"GET /v1/sites HTTP/1.1"'); i++) await sleep(100);
+      expect(log).toMatch(/ 503 \d+ .*"GET \/v1\/sites HTTP\/1\.1"\n/);
+      expect(log).not.toContain('svc_pk_secret');
+      expect(log).not.toContain('eyJzb3J0Ijoi');
+    } finally {
+      haproxy.kill('SIGTERM');
+    }
   });
 
   test('bad input is refused with every problem named', () => {
