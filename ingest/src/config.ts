@@ -94,6 +94,13 @@ export const ConfigSchema = z.object({
   INGEST_FETCH_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   INGEST_SESSION_TIMEOUT_MS: int(6000, 300_000).default(30_000),
   /**
+   * How long a stop (SIGTERM/SIGINT) may drain: wait for the chunks being applied, commit their
+   * offsets, leave the group. A drain that cannot finish in time (the broker gone: commit and
+   * disconnect retry) exits with code 1 and commits nothing more; what was applied and not committed
+   * is read again at the next start (at-least-once, main.ts).
+   */
+  INGEST_DRAIN_TIMEOUT_MS: int(100, 3_600_000).default(15_000),
+  /**
    * Tombstones (the deletions feed, GET /v1/deletions) are kept at least this long, then pruned;
    * the api answers an older filter[deleted_since] with 410 (ingest/README.md, "Tombstone retention").
    */

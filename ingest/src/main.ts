@@ -1,7 +1,8 @@
 /**
  * `pnpm --filter @pda/ingest start`: parse the configuration once, build the worker, run it until
- * SIGTERM/SIGINT (wait for every chunk handed to the apply thread, commit, disconnect). A bad
- * configuration (or an open-file limit too low to run) prints ONE line and exits 2; an unrecoverable failure exits 1 (the supervisor
+ * SIGTERM/SIGINT (wait for every chunk handed to the apply thread, commit, disconnect; at most
+ * INGEST_DRAIN_TIMEOUT_MS). A bad configuration (or an open-file limit too low to run) prints ONE
+ * line and exits 2; an unrecoverable failure, or a drain cut short, exits 1 (the supervisor
  * restarts the process).
  */
 import { openFileLimit, openFileLimitProblem } from '@pda/projections';
@@ -42,8 +43,19 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       logger.warn({ signal }, 'second signal: exiting without drain (uncommitted offsets are redelivered)');
       process.exit(130);
     }
-    logger.info({ signal }, 'draining');
+    logger.info({ signal, drainTimeoutMs: config.INGEST_DRAIN_TIMEOUT_MS }, 'draining');
     worker.stop();
+    // A drain that cannot end (the broker gone: the final commit and leaving the group retry for as
+    // long as one waits, a full disk: the chunks being applied retry) is cut short. Offsets are
+    // committed only after their changes are durable, so exiting commits nothing that was not
+    // applied; what was applied and not committed is read again at the next start (at-least-once).
+    setTimeout(() => {
+      logger.warn(
+        { signal, drainTimeoutMs: config.INGEST_DRAIN_TIMEOUT_MS },
+        'drain did not finish within INGEST_DRAIN_TIMEOUT_MS: exiting without committing the offsets of unfinished work (it is read again at the next start; nothing is lost)',
+      );
+      process.exit(1);
+    }, config.INGEST_DRAIN_TIMEOUT_MS).unref();
   });
 }
 
