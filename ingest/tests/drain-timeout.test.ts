@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@pda/projections/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // A stop with the broker gone (ingest/README.md, exit codes; INGEST_DRAIN_TIMEOUT_MS): the drain
@@ -13,25 +13,14 @@ const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'ingest-drain-timeout-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** A loopback port that was free a moment ago (closed again: connections to it are refused). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 describe('ingest stopped while the broker is unreachable', () => {
   it('exits within INGEST_DRAIN_TIMEOUT_MS with code 1 and one line saying why', async () => {
     const drainTimeoutMs = 2_000;
     const child = spawn(process.execPath, [main], {
       env: {
         PATH: process.env.PATH ?? '',
-        INGEST_KAFKA_BROKERS: `127.0.0.1:${await closedPort()}`,
+        // Free a moment ago and closed again: every connection is refused.
+        INGEST_KAFKA_BROKERS: `127.0.0.1:${await freePort()}`,
         INGEST_DATA_DIR: dataDir,
         INGEST_ADMIN_PORT: '0',
         INGEST_DRAIN_TIMEOUT_MS: String(drainTimeoutMs),

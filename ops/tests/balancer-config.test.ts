@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@pda/projections/testing';
 import { afterAll, describe, expect, test } from 'vitest';
 import { BalancerConfigError, renderHaproxyConfig } from '../src/balancer/haproxy-config.ts';
 import { runOpsCli } from './cli-process.ts';
@@ -23,18 +23,6 @@ const TWO_NODES = {
   ],
   ports: { apiPort: 8080, apiAdminPort: 9465, ingestAdminPort: 9464 },
 };
-
-/** A TCP port free on the loopback right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function haproxyCheck(config: string): string {
   const file = join(dir, `haproxy-${Math.random().toString(36).slice(2)}.cfg`);
