@@ -23,7 +23,7 @@ import { type ApiProcess, startApi } from './support/api-process.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, ingestEnv, startIngest } from './support/ingest-process.ts';
 import { type LoadFigures, startPagingLoad } from './support/paging-load.ts';
-import { writeResult } from './support/result.ts';
+import { caseRecord } from './support/result.ts';
 import {
   committedChanges,
   createCompanies,
@@ -65,6 +65,8 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
   };
 
   it('restarts and a swap under paging partners: failures counted, no cursor broken, pages complete', async () => {
+    // One test, two records: both carry this test's outcome.
+    const records = { restart: caseRecord('api-restart'), swap: caseRecord('rebuild-swap') };
     mkdirSync(join(root, 'data.generations', 'g0'), { recursive: true });
     symlinkSync(join('data.generations', 'g0'), dataDir);
     const [partner] = await createCompanies(pool, 'api-partner', 1, 0);
@@ -198,17 +200,17 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
     const ingestExit = await ingest.stop();
     const exits = [await first.stop(), await second.stop()];
 
-    writeResult('api-restart', {
+    records.restart.set({
       fault:
         'the api restarted (SIGTERM, new process on the same port) under 3 paging partners: one process; then two processes on one port (API_REUSE_PORT) restarted one at a time',
-      whatHappened: `one process: ${one.failedWithoutRetry} of ${one.requests} requests failed without retry (${JSON.stringify(one.failuresWithoutRetry)}) during a ${singleRestart.gapSeconds.toFixed(2)} s gap, ${one.failedWithRetry} with retries (${one.retries} retries); two processes: ${two.failedWithoutRetry} of ${two.requests} failed without retry (${JSON.stringify(two.failuresWithoutRetry)}), ${two.failedWithRetry} with retries; no cursor refused (${one.cursorErrors + two.cursorErrors}), ${one.incompletePasses + two.incompletePasses} incomplete passes of ${one.passes.length + two.passes.length}`,
+      whatHappened: `one process: ${one.failedWithoutRetry} of ${one.requests} requests failed without retry (${JSON.stringify(one.failuresWithoutRetry)}) during a ${singleRestart.gapSeconds.toFixed(2)} s gap, ${one.failedWithRetry} with retries (${one.retries} retries); two processes: ${two.failedWithoutRetry} of ${two.requests} failed without retry (${JSON.stringify(two.failuresWithoutRetry)}), ${two.failedWithRetry} with retries; ${one.cursorErrors + two.cursorErrors} cursors refused, ${one.incompletePasses + two.incompletePasses} incomplete passes of ${one.passes.length + two.passes.length}`,
       recoverySeconds: Math.round(singleRestart.gapSeconds * 100) / 100,
       differences: comparison.differences.length,
       failedRequests: two.failedWithoutRetry,
       oneProcess: { ...one, passes: one.passes.length, gapSeconds: singleRestart.gapSeconds },
       twoProcesses: { ...two, passes: two.passes.length, gapSeconds: [r1.gapSeconds, r2.gapSeconds] },
     });
-    writeResult('rebuild-swap', {
+    records.swap.set({
       fault:
         'ingest rebuild (new generation from the earliest offsets) swapped in under the api and the live ingest while 3 partners page through 600 sites with cursors',
       whatHappened: `rebuild swapped ${((swappedAt - rebuildStarted) / 1000).toFixed(1)} s after it started (exit ${rebuildExit}); ${swap.requests} requests, ${swap.failedWithoutRetry + swap.failedWithRetry} failed, ${swap.cursorErrors} cursors refused; ${acrossSwap.length} passes spanned the swap; ${swap.incompletePasses} of ${swap.passes.length} passes incomplete (missing/duplicate ids); ${comparison.rowsCompared} rows compared in the new generation`,

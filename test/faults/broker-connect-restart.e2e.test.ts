@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { longVariant, writeLog, writeResult } from './support/result.ts';
+import { caseRecord, longVariant, writeLog } from './support/result.ts';
 import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
 import {
   committedChanges,
@@ -40,6 +40,7 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
   it(
     'ingest rides through both outages and the projection ends equal to PostgreSQL',
     async () => {
+      const record = caseRecord('broker-connect-restart');
       const [company, other] = (await createCompanies(pool, 'broker-connect', 2, 30)) as [string, string];
       ingest = startIngest({ dataDir, groupId: `e2e-fault-broker-${randomUUID()}` });
       await ingest.caughtUpSeconds(240_000);
@@ -87,7 +88,7 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
       );
 
       const slowest = Math.max(...phases.map((p) => Number(p.caughtUpSeconds)));
-      writeResult('broker-connect-restart', {
+      record.set({
         fault: `Kafka broker SIGKILL, down ${DOWN_MS / 1000} s, restarted; then Kafka Connect SIGKILL, down ${DOWN_MS / 1000} s, restarted; continuous writer throughout`,
         whatHappened: `the same ingest process reconnected by itself both times; Debezium resumed from its stored offsets (connector states seen: ${statesSeen.join(', ')}); ${phases.map((p) => `${p.component}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s and caught up ${p.caughtUpSeconds} s after 'stack.sh up' began (${p.redeliveredEventsSkipped} re-sent events skipped)`).join('; ')}; ${comparison.rowsCompared} rows compared`,
         recoverySeconds: slowest,

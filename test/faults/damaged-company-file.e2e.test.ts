@@ -26,7 +26,7 @@ import {
   type IngestProcess,
   startIngest,
 } from './support/ingest-process.ts';
-import { longVariant, writeLog, writeResult } from './support/result.ts';
+import { caseRecord, longVariant, writeLog } from './support/result.ts';
 import {
   committedChanges,
   createCompanies,
@@ -61,6 +61,7 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
   it(
     'only the damaged companies stop, each is rebuilt by the running ingest and equals PostgreSQL',
     async () => {
+      const record = caseRecord('damaged-company-file');
       connector = await startPrivateConnector('damaged', { 'snapshot.mode': 'no_data' });
       const [deleted, corrupted, other, bystander] = (await createCompanies(pool, 'damaged', 4, 20)) as [
         string,
@@ -231,7 +232,7 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
       const exitCode = await ingest.stop();
 
       const slowest = Math.max(...figures.map((f) => Number(f.rebuildSeconds)));
-      writeResult('damaged-company-file', {
+      record.set({
         fault: `one company's file deleted, another's overwritten with random bytes, while ingest and the api run under continuous writers; each rebuilt after ${DAMAGED_MS / 1000} s`,
         whatHappened: `each detected (api 503 problem+json in ${figures.map((f) => f.apiDetectSeconds).join(' / ')} s, ingest out of service + one log line in ${figures.map((f) => f.ingestDetectSeconds).join(' / ')} s); the other companies applied and served throughout (${healthyFailures.length} failed of ${answers.length - answers.filter((a) => a.company === deleted || a.company === corrupted).length} requests); rebuilt by the running ingest in ${figures.map((f) => f.rebuildSeconds).join(' / ')} s and served again`,
         recoverySeconds: slowest,

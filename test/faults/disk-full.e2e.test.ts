@@ -14,7 +14,7 @@ import { startPrivateConnector } from '../src/private-connector.ts';
 import { kafkaClient, waitFor } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { longVariant, writeLog, writeResult } from './support/result.ts';
+import { caseRecord, longVariant, writeLog } from './support/result.ts';
 import {
   COMMITS_SETTLE_MS,
   committedTotal,
@@ -51,6 +51,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
   it(
     'ingest pauses with one line, /readyz and a metric, corrupts nothing and resumes by itself',
     async () => {
+      const record = caseRecord('disk-full');
       mounted = await mountTmpfs('disk-full', 48);
       const { dataDir, mountPoint } = mounted;
       // Only what is written from now on: the projection stays small enough for the tmpfs.
@@ -133,9 +134,9 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
       );
       const exitCode = await ingest.stop();
 
-      writeResult('disk-full', {
+      record.set({
         fault: `the data directory (a 48 MiB tmpfs) filled to its last block for ${FULL_MS / 1000} s under a continuous writer`,
-        whatHappened: `ingest stopped applying ${round(detectSeconds)} s after the disk filled (/readyz 503 storage "full", pda_ingest_storage_fault{kind="full"} 1, ${paused.length} log line), committed no offset while full (${whileFull.committedBefore} → ${whileFull.committedAfter}), and resumed by itself ${round(resumeSeconds)} s after space was freed, no restart; integrity_check ok on every file`,
+        whatHappened: `ingest stopped applying ${round(detectSeconds)} s after the disk filled (/readyz 503 storage "full", pda_ingest_storage_fault{kind="full"} 1, ${paused.length} log line), committed offsets while full ${whileFull.committedBefore} → ${whileFull.committedAfter}, and resumed by itself ${round(resumeSeconds)} s after space was freed, no restart; integrity_check problems: ${integrity.length}`,
         recoverySeconds: round(resumeSeconds),
         differences: comparison.differences.length,
         failedRequests: null,

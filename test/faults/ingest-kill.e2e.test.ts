@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { longVariant, spread, writeResult } from './support/result.ts';
+import { caseRecord, longVariant, spread } from './support/result.ts';
 import {
   committedChanges,
   createCompanies,
@@ -50,6 +50,7 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
   it(
     'every restart applies again, and the projection ends equal to PostgreSQL',
     async () => {
+      const record = caseRecord('ingest-kill');
       const [company, other] = (await createCompanies(pool, 'kill', 2, 30)) as [string, string];
       const [bulkCompany] = BULK_ROWS ? await createCompanies(pool, 'kill-bulk', 1, 1) : [];
       const start = () => {
@@ -96,7 +97,7 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
 
       const first = spread(firstApplied);
       const whole = spread(caughtUp);
-      writeResult('ingest-kill', {
+      record.set({
         fault: `kill -9 of ingest, ${KILLS} times (random moments, 0.5-3.5 s apart) under a continuous writer${BULK_ROWS ? ` and a ${BULK_ROWS}-row load` : ''}`,
         whatHappened: `every restart took over the consumer group and applied again; spawn → first applied batch ${first.min}/${first.median}/${first.max} s, → caught up ${whole.min}/${whole.median}/${whole.max} s (min/median/max); ${comparison.rowsCompared} rows compared`,
         recoverySeconds: first.max,

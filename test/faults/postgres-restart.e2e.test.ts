@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { longVariant, writeLog, writeResult } from './support/result.ts';
+import { caseRecord, longVariant, writeLog } from './support/result.ts';
 import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
 import {
   committedChanges,
@@ -40,6 +40,7 @@ describe('fault: PostgreSQL restarted (fast, then immediate) while the connector
   it(
     'the connector recovers by itself and the projection ends equal to PostgreSQL',
     async () => {
+      const record = caseRecord('postgres-restart');
       const [company, other] = (await createCompanies(pool, 'postgres', 2, 30)) as [string, string];
       ingest = startIngest({ dataDir, groupId: `e2e-fault-postgres-${randomUUID()}` });
       await ingest.caughtUpSeconds(240_000);
@@ -83,7 +84,7 @@ describe('fault: PostgreSQL restarted (fast, then immediate) while the connector
         ingest.lines.filter((l) => l.msg !== 'batch applied'),
       );
 
-      writeResult('postgres-restart', {
+      record.set({
         fault: `PostgreSQL stopped with pg_ctl -m fast, down ${DOWN_MS / 1000} s, started; then -m immediate, down ${DOWN_MS / 1000} s, started; continuous writer throughout`,
         whatHappened: `Debezium's task retried by itself (never FAILED; states seen: ${[...statesSeen].join(', ')}); ${phases.map((p) => `${p.mode}: events in Kafka again ${p.eventsInKafkaAgainSeconds} s, ingest applying again ${p.appliedAgainSeconds} s, caught up ${p.caughtUpSeconds} s after 'stack.sh up' began`).join('; ')}; the writer's changes refused while PostgreSQL was down were abandoned (${summary.abandoned} + ${summary.failedSlices} slices); ${comparison.rowsCompared} rows compared`,
         recoverySeconds: Math.max(...phases.map((p) => Number(p.caughtUpSeconds))),

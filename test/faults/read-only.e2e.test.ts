@@ -25,7 +25,7 @@ import { startPrivateConnector } from '../src/private-connector.ts';
 import { kafkaClient, repoRoot, waitFor } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, ingestEnv, startIngest } from './support/ingest-process.ts';
-import { longVariant, writeLog, writeResult } from './support/result.ts';
+import { caseRecord, longVariant, writeLog } from './support/result.ts';
 import {
   COMMITS_SETTLE_MS,
   committedTotal,
@@ -62,6 +62,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
   it(
     'ingest pauses with one line, lets go of its files, corrupts nothing and resumes after the remount',
     async () => {
+      const record = caseRecord('read-only');
       mounted = await mountExt4('read-only', 96);
       const { dataDir } = mounted;
       // Only what is written from now on: the projection stays small enough for the tmpfs.
@@ -167,9 +168,9 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       );
       const exitCode = await ingest.stop();
 
-      writeResult('read-only', {
+      record.set({
         fault: `the data directory (a 96 MiB ext4 image, errors=remount-ro) turned read-only by the kernel for ${READ_ONLY_MS / 1000} s under a continuous writer, then unmounted, fsck'd and mounted again`,
-        whatHappened: `ingest stopped applying ${round(detectSeconds)} s after the file system went read-only (/readyz 503 storage "read_only", pda_ingest_storage_fault{kind="read_only"} 1, ${paused.length} log line(s)), committed no offset meanwhile (${whileReadOnly.committedBefore} → ${whileReadOnly.committedAfter}), closed its files so the unmount succeeded after ${round(unmountSeconds)} s, and applied again ${round(resumeSeconds)} s after the mount, no restart; integrity_check ok on every file. after the remount, redelivered from Kafka: ${afterRemount.error ?? `${afterRemount.differences} differences`} (offsets are committed only after the file system is flushed); a full rebuild (${round(rebuildSeconds)} s, swapped in under the running ingest) ended at 0`,
+        whatHappened: `ingest stopped applying ${round(detectSeconds)} s after the file system went read-only (/readyz 503 storage "read_only", pda_ingest_storage_fault{kind="read_only"} 1, ${paused.length} log line(s)), committed offsets meanwhile ${whileReadOnly.committedBefore} → ${whileReadOnly.committedAfter}, closed its files so the unmount succeeded after ${round(unmountSeconds)} s, and applied again ${round(resumeSeconds)} s after the mount, no restart; integrity_check problems: ${integrity.length}. after the remount, redelivered from Kafka: ${afterRemount.error ?? `${afterRemount.differences} differences`} (offsets are committed only after the file system is flushed); a full rebuild (${round(rebuildSeconds)} s, swapped in under the running ingest) ended at ${comparison.differences.length}`,
         recoverySeconds: round(resumeSeconds),
         differences: comparison.differences.length,
         failedRequests: null,
