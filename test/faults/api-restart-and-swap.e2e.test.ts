@@ -221,7 +221,12 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
       passesAcrossSwap: acrossSwap.length,
       ...swap,
       passes: swap.passes.length,
-      writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+      writer: {
+        changes: committedChanges(summary),
+        abandoned: summary.abandoned,
+        failedSlices: summary.failedSlices,
+        firstSliceError: summary.firstSliceError,
+      },
       sampleDifferences: comparison.differences.slice(0, 10),
     });
 
@@ -233,6 +238,9 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
     expect(swap.failedWithoutRetry + swap.failedWithRetry + swap.cursorErrors).toBe(0);
     expect(swap.incompletePasses).toBe(0);
     expect(comparison.differences).toEqual([]);
+    // PostgreSQL stays up in this case: the writer commits throughout and no slice of it fails.
+    expect(committedChanges(summary), 'changes the writer committed').toBeGreaterThan(20);
+    expect(summary.failedSlices, `writer slices that failed (first: ${summary.firstSliceError})`).toBe(0);
     expect([ingestExit, ...exits, singleRestart.exitCode, r1.exitCode, r2.exitCode]).toEqual([
       0, 0, 0, 0, 0, 0,
     ]);

@@ -96,11 +96,20 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
         failedRequests: null,
         phases,
         connectorStatesSeen: statesSeen,
-        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        writer: {
+          changes: committedChanges(summary),
+          abandoned: summary.abandoned,
+          failedSlices: summary.failedSlices,
+          firstSliceError: summary.firstSliceError,
+        },
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(comparison.differences).toEqual([]);
       expect(statesSeen.some((s) => s.includes('FAILED'))).toBe(false);
+      // Without this the case could pass with no change to carry through the outages: PostgreSQL
+      // stays up here, so the writer commits throughout and no slice of it may fail.
+      expect(committedChanges(summary), 'changes the writer committed').toBeGreaterThan(20);
+      expect(summary.failedSlices, `writer slices that failed (first: ${summary.firstSliceError})`).toBe(0);
       expect(exitCode).toBe(0);
     },
     longVariant() ? 1_200_000 : 600_000,

@@ -242,7 +242,12 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
         serverErrors: serverErrors.length,
         garbledAnswers: garbled.length,
         requests: answers.length,
-        writers: summaries.map((s) => ({ changes: committedChanges(s), abandoned: s.abandoned })),
+        writers: summaries.map((s) => ({
+          changes: committedChanges(s),
+          abandoned: s.abandoned,
+          failedSlices: s.failedSlices,
+          firstSliceError: s.firstSliceError,
+        })),
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(damagedLines.map((l) => l.companyId)).toEqual([deleted, corrupted]);
@@ -251,6 +256,12 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
       expect(garbled.every((a) => a.company === corrupted && a.status === 200)).toBe(true);
       expect(comparison.differences).toEqual([]);
       expect(comparison.rowsCompared).toBeGreaterThan(80);
+      // The seed alone passes rowsCompared: each writer must have committed changes (PostgreSQL stays
+      // up in this case, so no slice of either may fail).
+      for (const s of summaries) {
+        expect(committedChanges(s), 'changes a writer committed').toBeGreaterThan(20);
+        expect(s.failedSlices, `writer slices that failed (first: ${s.firstSliceError})`).toBe(0);
+      }
       expect(exitCode).toBe(0);
     },
     longVariant() ? 900_000 : 300_000,

@@ -144,7 +144,12 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
         failuresWhileFull: whileFull.readyz.storage.failures ?? null,
         warnings: ingest.warnings(since),
         integrity,
-        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        writer: {
+          changes: committedChanges(summary),
+          abandoned: summary.abandoned,
+          failedSlices: summary.failedSlices,
+          firstSliceError: summary.firstSliceError,
+        },
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(whileFull.readyz.storage.status).toBe('full');
@@ -156,6 +161,10 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
       expect(integrity).toEqual([]);
       expect(comparison.differences).toEqual([]);
       expect(comparison.rowsCompared).toBeGreaterThan(40);
+      // The seed alone passes rowsCompared: the writer must have committed changes (PostgreSQL stays
+      // up in this case, so no slice of it may fail).
+      expect(committedChanges(summary), 'changes the writer committed').toBeGreaterThan(20);
+      expect(summary.failedSlices, `writer slices that failed (first: ${summary.firstSliceError})`).toBe(0);
       expect(exitCode).toBe(0);
     },
     longVariant() ? 900_000 : 300_000,

@@ -106,12 +106,21 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
         firstAppliedSeconds: first,
         caughtUpSeconds: whole,
         killedAfterMs,
-        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        writer: {
+          changes: committedChanges(summary),
+          abandoned: summary.abandoned,
+          failedSlices: summary.failedSlices,
+          firstSliceError: summary.firstSliceError,
+        },
         bulkRows: BULK_ROWS,
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(comparison.differences).toEqual([]);
       expect(comparison.rowsCompared).toBeGreaterThan(60);
+      // The seed alone passes rowsCompared: the writer must have committed changes under the kills
+      // (PostgreSQL stays up in this case, so no slice of it may fail).
+      expect(committedChanges(summary), 'changes the writer committed').toBeGreaterThan(20);
+      expect(summary.failedSlices, `writer slices that failed (first: ${summary.firstSliceError})`).toBe(0);
       expect(firstApplied).toHaveLength(KILLS);
       expect(exitCode).toBe(0);
     },

@@ -181,7 +181,12 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
         failuresWhileReadOnly: whileReadOnly.readyz.storage.failures ?? null,
         warnings: ingest.warnings(since),
         integrity,
-        writer: { changes: committedChanges(summary), abandoned: summary.abandoned },
+        writer: {
+          changes: committedChanges(summary),
+          abandoned: summary.abandoned,
+          failedSlices: summary.failedSlices,
+          firstSliceError: summary.firstSliceError,
+        },
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(whileReadOnly.readyz.storage.status).toBe('read_only');
@@ -199,6 +204,10 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       expect(afterRemount.error).toBeNull();
       expect(comparison.differences).toEqual([]);
       expect(comparison.rowsCompared).toBeGreaterThan(40);
+      // The seed alone passes rowsCompared: the writer must have committed changes (PostgreSQL stays
+      // up in this case, so no slice of it may fail).
+      expect(committedChanges(summary), 'changes the writer committed').toBeGreaterThan(20);
+      expect(summary.failedSlices, `writer slices that failed (first: ${summary.firstSliceError})`).toBe(0);
       expect(exitCode).toBe(0);
     },
     longVariant() ? 900_000 : 300_000,

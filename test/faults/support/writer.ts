@@ -2,7 +2,8 @@
 // (test/src/random-writer.ts: every exported table and kind of column, moves between the two
 // companies, late commits) until stopped. It goes on through the faults: a change that fails because
 // PostgreSQL is restarting is abandoned, and the comparison at the end takes PostgreSQL's final state
-// as the reference.
+// as the reference. Since the writer swallows what fails, every case asserts what it committed
+// (committedChanges) and how many of its slices failed.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { seedCompany, type WriterSummary, writeRandomly } from '../../src/random-writer.ts';
@@ -36,9 +37,16 @@ export async function createCompanies(pool: pg.Pool, label: string, count: numbe
   return ids;
 }
 
+export interface ContinuousWriterSummary extends WriterSummary {
+  /** Slices that threw: an error writeRandomly did not turn into an abandoned change. */
+  readonly failedSlices: number;
+  /** The first such error's message, to say why in an assertion's message. */
+  readonly firstSliceError: string | null;
+}
+
 export interface ContinuousWriter {
   /** Stops after the current slice; resolves with what was committed and abandoned overall. */
-  stop(): Promise<WriterSummary & { readonly failedSlices: number }>;
+  stop(): Promise<ContinuousWriterSummary>;
 }
 
 /** Random changes to `company` (sites move to and from `other`) until stop(). */
@@ -49,6 +57,7 @@ export function startContinuousWriter(
 ): ContinuousWriter {
   let stopping = false;
   let failedSlices = 0;
+  let firstSliceError: string | null = null;
   let lateTransactions = 0;
   let abandoned = 0;
   const committed: Record<string, number> = {};
@@ -61,8 +70,9 @@ export function startContinuousWriter(
         lateTransactions += slice.lateTransactions;
         abandoned += slice.abandoned;
         for (const [name, n] of Object.entries(slice.committed)) committed[name] = (committed[name] ?? 0) + n;
-      } catch {
+      } catch (error) {
         failedSlices += 1;
+        firstSliceError ??= String(error);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
@@ -71,7 +81,7 @@ export function startContinuousWriter(
     async stop() {
       stopping = true;
       await loop;
-      return { committed, lateTransactions, abandoned, failedSlices };
+      return { committed, lateTransactions, abandoned, failedSlices, firstSliceError };
     },
   };
 }
