@@ -112,7 +112,6 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
           committedAfter,
         };
         // The operator's repair: unmount (ingest has let go of its files), fsck, mount again.
-        const repairStarted = Date.now();
         ({ unmountSeconds } = await mounted.repair());
         const remountedAt = Date.now();
         resumeSeconds = await ingest.firstAppliedSeconds(60_000, remountedAt);
@@ -120,7 +119,6 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
           timeoutMs: 60_000,
           intervalMs: 100,
         });
-        expect(remountedAt - repairStarted).toBeGreaterThanOrEqual(0);
         await pause(2_000);
       } finally {
         summary = await writer.stop();
@@ -162,7 +160,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       );
       const perPartition = ingest.lines.filter((l) => l.msg === 'apply failed; partition paused');
       writeLog(
-        'disk-full',
+        'read-only',
         'ingest-warnings',
         ingest.lines.filter((l) => Number(l.level) >= 40),
       );
@@ -192,6 +190,11 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       expect(whileReadOnly.readyz.storage.status).toBe('read_only');
       expect(whileReadOnly.faultMetric).toBe(1);
       expect(whileReadOnly.committedAfter).toBe(whileReadOnly.committedBefore);
+      // Ingest closes its files after each failed write and holds them only during a retry (every
+      // 2 s, ingest/src/apply/storage-state.ts), so the unmount, tried every 0.1 s, succeeds at once
+      // (docs/resilience.md); repair() would keep trying for 60 s, which hides a process that holds
+      // its files for tens of seconds.
+      expect(unmountSeconds, 'seconds until the file system unmounted').toBeLessThan(5);
       // One line per fault; the unmounted moment may add one "io" line (the directory is gone).
       expect(readOnlyPauses).toHaveLength(1);
       expect(paused.length).toBeLessThanOrEqual(2);
