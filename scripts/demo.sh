@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The product, end to end, on one machine: starts the real stack (PostgreSQL → Debezium → Kafka),
 # seeds demo data, issues a demo API key, runs `ingest` and `api`, waits until the key and the data
-# are projected, then prints how to call the API. Ctrl-C stops ingest and api (the stack keeps
-# running; `bash ops/stack/stack.sh down` stops it).
+# are projected, then prints how to call the API. Ctrl-C or SIGTERM stops ingest and api (the stack
+# keeps running; `bash ops/stack/stack.sh down` stops it).
 #
-# Environment: DEMO_API_PORT (default 8080), DEMO_DATA_DIR (default .data/demo).
+# Environment: DEMO_API_PORT (default 8080), DEMO_DATA_DIR (default .data/demo),
+# DEMO_INGEST_ADMIN_PORT (default 9464), DEMO_INGEST_GROUP_ID (default pda-demo; the group's
+# offsets belong with the data directory: a new directory needs a new group).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bootstrap.sh
@@ -13,7 +15,9 @@ source scripts/lib/stack-env.sh
 api_port="${DEMO_API_PORT:-8080}"
 data_dir="${DEMO_DATA_DIR:-$PWD/.data/demo}"
 admin_port="${DEMO_INGEST_ADMIN_PORT:-9464}"
+group_id="${DEMO_INGEST_GROUP_ID:-pda-demo}"
 mkdir -p "$data_dir"
+data_dir=$(cd "$data_dir" && pwd) # absolute: ingest and api start in their own folders
 
 echo "== starting the stack (first run downloads Kafka, Connect and Debezium from Maven Central)"
 bash ops/stack/stack.sh up
@@ -35,25 +39,40 @@ key=$(pnpm --silent --filter @pda/ops keys -- issue --company "$company_id" --na
   --scopes sites:read,services:read,equipment:read,equipment-categories:read,consumables:read --json |
   node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))')
 
+# ingest and api run as `exec node …` in a subshell, so $! is the node process itself: a signal to
+# it reaches the server (`pnpm start` would not pass it on and leave the server running). On exit,
+# Ctrl-C or SIGTERM they are stopped; ingest's drain is bounded (INGEST_DRAIN_TIMEOUT_MS, 15 s), and
+# whatever still runs after 20 s is killed.
 pids=()
 cleanup() {
+  ((${#pids[@]} > 0)) || return 0
+  echo "== stopping ingest and api"
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  local deadline=$((SECONDS + 20))
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  pids=()
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # The build stamp GET /v1/version reports (what a deploy script does).
 bash api/scripts/stamp-version.sh >/dev/null 2>&1 || true
 
 echo "== starting ingest (log: $data_dir/ingest.log) and api (log: $data_dir/api.log)"
-INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_DATA_DIR="$data_dir" INGEST_GROUP_ID=pda-demo \
+# The node options are those of `pnpm --filter @pda/ingest start` (ingest/package.json).
+(cd ingest && INGEST_KAFKA_BROKERS="$PDA_KAFKA_BROKERS" INGEST_DATA_DIR="$data_dir" INGEST_GROUP_ID="$group_id" \
   INGEST_SCHEMA_REGISTRY_URL="$PDA_SCHEMA_REGISTRY_URL" \
   INGEST_ADMIN_PORT="$admin_port" \
-  pnpm --silent --filter @pda/ingest start >"$data_dir/ingest.log" 2>&1 &
+  exec node --max-semi-space-size=64 --disable-warning=TimeoutNegativeWarning src/main.ts) >"$data_dir/ingest.log" 2>&1 &
 pids+=($!)
-API_DATA_DIR="$data_dir" API_PORT="$api_port" API_HOST=127.0.0.1 \
-  API_PUBLIC_BASE_URL="http://127.0.0.1:$api_port" API_CURSOR_SECRET="$(node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")" \
-  pnpm --silent --filter @pda/api start >"$data_dir/api.log" 2>&1 &
+cursor_secret=$(node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")
+(cd api && API_DATA_DIR="$data_dir" API_PORT="$api_port" API_HOST=127.0.0.1 \
+  API_PUBLIC_BASE_URL="http://127.0.0.1:$api_port" API_CURSOR_SECRET="$cursor_secret" \
+  exec node src/main.ts) >"$data_dir/api.log" 2>&1 &
 pids+=($!)
 
 # Polls until `curl ARGS...` answers 200; gives up after TIMEOUT seconds or when ingest or api exits.
@@ -101,6 +120,6 @@ Change a row and watch it arrive (under a second):
     -c "UPDATE sites SET name = 'Renamed' WHERE id = (SELECT id FROM sites WHERE company_id = '$company_id' ORDER BY id LIMIT 1)"
 
 Ingest metrics: http://127.0.0.1:$admin_port/metrics   readiness: http://127.0.0.1:$admin_port/readyz
-Ctrl-C stops ingest and api; \`bash ops/stack/stack.sh down\` stops the stack.
+Ctrl-C (or SIGTERM to this script) stops ingest and api; \`bash ops/stack/stack.sh down\` stops the stack.
 EOT
 wait -n "${pids[@]}"
