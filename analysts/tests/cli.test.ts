@@ -133,7 +133,7 @@ describe('pda projections companies', () => {
     }
     expect(summary.ingest.lagSeconds).toBeGreaterThan(0);
     const text = await runPda(['projections', 'companies'], env());
-    expect(text.stdout).toMatch(/2 company files, control\.sqlite schema 4\ningest: last batch /);
+    expect(text.stdout).toMatch(/2 company files, control\.sqlite schema 5\ningest: last batch /);
     expect(text.stdout).toContain(companyIds[1]);
   });
 });

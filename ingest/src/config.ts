@@ -105,8 +105,18 @@ export const ConfigSchema = z.object({
    * the api answers an older filter[deleted_since] with 410 (ingest/README.md, "Tombstone retention").
    */
   INGEST_TOMBSTONE_RETENTION_S: int(1, 10 * 365 * 86_400).default(35 * 86_400),
-  /** How often a prune pass runs (the first one interval after start); 0 = never prune. */
+  /**
+   * How often a prune pass runs, of tombstones and of dead letters (the first one interval after
+   * start); 0 = never prune.
+   */
   INGEST_TOMBSTONE_PRUNE_INTERVAL_S: int(0, 7 * 86_400).default(3_600),
+  /**
+   * Dead letters (ingest/README.md, "Dead letters") are kept at most this long, and at most this
+   * many (the newest); each prune pass deletes the others, oldest first, and a batch that adds
+   * letters beyond the cap deletes as many of the oldest.
+   */
+  INGEST_DEAD_LETTER_RETENTION_S: int(1, 10 * 365 * 86_400).default(35 * 86_400),
+  INGEST_DEAD_LETTER_MAX_ROWS: int(1, 100_000_000).default(100_000),
   /**
    * Base URL of the schema registry's Confluent-compatible API, for Avro records (their writer
    * schemas by id): Apicurio's `http://host:port/apis/ccompat/v7`. Unset: JSON only; an Avro record

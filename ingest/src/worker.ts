@@ -16,6 +16,7 @@ import {
   WRITER_DESCRIPTOR_RESERVE,
 } from '@pda/projections';
 import type { Logger } from 'pino';
+import { startDeadLetterPruner } from './apply/dead-letter-pruner.ts';
 import { createDurabilityBarrier } from './apply/durability.ts';
 import { createGroupBound } from './apply/group-bound.ts';
 import { createPipeline } from './apply/pipeline.ts';
@@ -200,6 +201,10 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       maxOpenCompanies: companyFiles.max,
       idleCloseMs: config.INGEST_IDLE_CLOSE_S * 1000,
       maxStatementsPerFile: config.INGEST_MAX_STATEMENTS_PER_FILE,
+      deadLetters: {
+        retentionMs: config.INGEST_DEAD_LETTER_RETENTION_S * 1000,
+        maxRows: config.INGEST_DEAD_LETTER_MAX_ROWS,
+      },
     };
     // Exactly one writer: the store lives either in the apply thread or on this thread.
     const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;
@@ -214,6 +219,16 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         throw new Error('no projection writer');
       },
       retentionMs: config.INGEST_TOMBSTONE_RETENTION_S * 1000,
+      intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
+      logger: logger.child({ component: 'prune' }),
+    });
+    // Dead-letter retention: the same writer, on the same interval.
+    const deadLetterPruner = startDeadLetterPruner({
+      step: async (maxRows) => {
+        if (threaded) return threaded.pruneDeadLetters(maxRows);
+        if (store) return store.pruneDeadLetters(maxRows);
+        throw new Error('no projection writer');
+      },
       intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
       logger: logger.child({ component: 'prune' }),
     });
@@ -278,6 +293,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       clearInterval(watch);
       stopped.signal.removeEventListener('abort', onStop);
       await pruner.stop();
+      await deadLetterPruner.stop();
       store?.close();
       await threaded?.close();
     }

@@ -37,7 +37,7 @@ const batch: Change[] = [
 ];
 
 const deadLetters: DeadLetter[] = [
-  { topic: 'pda.public.sites', partition: 0, offset: '42', key: '{"id":1}', value: '{', reason: 'bad JSON' },
+  { topic: 'pda.public.sites', partition: 0, offset: '42', key: '{"id":1}', reason: 'bad JSON' },
 ];
 
 function reference(): ReturnType<typeof dump> {

@@ -43,8 +43,7 @@ describe('ProjectionStore', () => {
         topic: 'pda.public.sites',
         partition: 2,
         offset: '9007199254740993',
-        key: null,
-        value: 'x'.repeat(100_000),
+        key: 'k'.repeat(100_000),
         reason: 'not JSON',
         table: 'sites',
       },
@@ -61,7 +60,9 @@ describe('ProjectionStore', () => {
       reason: 'not JSON',
       recorded_at_ms: 1234,
     });
-    expect((rows[0]?.message_value as string).length).toBe(64 * 1024);
+    // Where the message is and why, not what it held (dead-letters.ts); a key is cut to 1 KiB.
+    expect(rows[0]).not.toHaveProperty('message_value');
+    expect((rows[0]?.message_key as string).length).toBe(1024);
     store.close();
   });
 

@@ -4,7 +4,8 @@ import type { Migration } from '@pda/projections';
  * Reads the comments of the numbered migrations (projections/src/migrations/<kind>/NNN-*.sql), the
  * one place where the meaning of every table and column is written down:
  *
- * - a table's description is the comment block right above its `CREATE TABLE`;
+ * - a table's description is the comment block right above its `CREATE TABLE` (the last one, when a
+ *   later migration makes the table again; its "since" stays the first, as do its columns');
  * - a column's is the comment at the end of its line inside `CREATE TABLE`, continued by comment
  *   lines right below it, or for `ALTER TABLE … ADD COLUMN` the comment at the end of that line or
  *   else the block right above (one block may describe several consecutive ALTERs);
@@ -87,7 +88,9 @@ export function readMigrationComments(migrations: readonly Migration[]): Migrati
             column = null;
           } else {
             column = comment === '' ? [] : [comment];
-            columnLines.set(`${table}.${name}`, { lines: column, since: version });
+            // A table made again by a later migration keeps the version its columns first came in.
+            const since = columnLines.get(`${table}.${name}`)?.since ?? version;
+            columnLines.set(`${table}.${name}`, { lines: column, since });
           }
         }
         continue;
@@ -120,7 +123,7 @@ export function readMigrationComments(migrations: readonly Migration[]): Migrati
       const created = CREATE_TABLE.exec(line);
       if (created?.[1] !== undefined) {
         table = created[1];
-        tables.set(table, describe(block, version));
+        tables.set(table, { ...describe(block, version), since: tables.get(table)?.since ?? version });
         block = [];
         alterBlock = null;
         column = null;

@@ -21,6 +21,8 @@ port.on('message', (request: ThreadRequest) => {
       response = { id: request.id, result: null };
     } else if (request.type === 'prune') {
       response = { id: request.id, pruned: store.pruneTombstones(request.options, request.cursor) };
+    } else if (request.type === 'prune-dead-letters') {
+      response = { id: request.id, deadLettersPruned: store.pruneDeadLetters(request.maxRows).pruned };
     } else if (request.type === 'company') {
       if (request.action === 'start') store.startCompanyRebuild(request.companyId);
       else if (request.action === 'finish') store.finishCompanyRebuild(request.companyId);

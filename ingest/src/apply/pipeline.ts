@@ -91,7 +91,6 @@ export function createPipeline(deps: {
           partition,
           offset,
           key,
-          value: textOf(record.value),
           reason: result.reason,
         });
         if (!loggedReasons.has(result.reason) && loggedReasons.size < 1000) {

@@ -19,6 +19,8 @@ export interface ApplySink {
   applyBatch(changes: readonly Change[], options?: ApplyOptions): BatchResult;
   /** One bounded step of a tombstone prune pass (tombstone-pruner.ts), by the same writer. */
   pruneTombstones(options: PruneOptions, cursor?: PruneCursor): PruneStep;
+  /** One bounded step of dead-letter retention (dead-letter-pruner.ts), by the same writer. */
+  pruneDeadLetters(maxRows: number): { readonly pruned: number };
   close(): void;
 }
 
@@ -27,6 +29,8 @@ export interface AsyncApplySink {
   applyBatch(changes: readonly Change[], options?: ApplyOptions): Promise<BatchResult>;
   /** One prune step, queued in order with the batches (the apply thread is the one writer). */
   pruneTombstones(options: PruneOptions, cursor?: PruneCursor): Promise<PruneStep>;
+  /** One dead-letter prune step, queued in order with the batches. */
+  pruneDeadLetters(maxRows: number): Promise<{ readonly pruned: number }>;
   /**
    * Companies out of service; `start`/`finish` a per-company rebuild first, in order with the
    * batches (company-rebuild.ts).
@@ -46,6 +50,7 @@ export function asyncSinkOf(
   return {
     applyBatch: async (changes, options) => sink.applyBatch(changes, options),
     pruneTombstones: async (options, cursor) => sink.pruneTombstones(options, cursor),
+    pruneDeadLetters: async (maxRows) => sink.pruneDeadLetters(maxRows),
     async companies(action, companyId) {
       if (action === 'start') sink.startCompanyRebuild(companyId as string);
       if (action === 'finish') sink.finishCompanyRebuild(companyId as string);

@@ -26,6 +26,7 @@ export type ThreadRequest =
       readonly options: PruneOptions;
       readonly cursor: PruneCursor | undefined;
     }
+  | { readonly id: number; readonly type: 'prune-dead-letters'; readonly maxRows: number }
   | {
       readonly id: number;
       readonly type: 'company';
@@ -38,5 +39,6 @@ export type ThreadRequest =
 export type ThreadResponse =
   | { readonly id: number; readonly result: BatchResult | null }
   | { readonly id: number; readonly pruned: PruneStep }
+  | { readonly id: number; readonly deadLettersPruned: number }
   | { readonly id: number; readonly faults: CompanyFault[] }
   | { readonly id: number; readonly error: SerializedError };

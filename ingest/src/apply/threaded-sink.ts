@@ -99,6 +99,12 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
       if (!('pruned' in response)) throw new Error('apply thread returned no prune step');
       return response.pruned;
     },
+    async pruneDeadLetters(maxRows: number) {
+      const response = await send({ type: 'prune-dead-letters', maxRows });
+      if (!('deadLettersPruned' in response))
+        throw new Error('apply thread returned no dead-letter prune step');
+      return { pruned: response.deadLettersPruned };
+    },
     async companies(action, companyId) {
       const response = await send({ type: 'company', action, companyId: companyId ?? '' });
       if (!('faults' in response)) throw new Error('apply thread returned no company faults');

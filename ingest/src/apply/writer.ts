@@ -62,6 +62,10 @@ export class Writer implements ApplySink {
     return this.#run((store) => store.pruneTombstones(options, cursor));
   }
 
+  pruneDeadLetters(maxRows: number): { readonly pruned: number } {
+    return this.#run((store) => store.pruneDeadLetters(maxRows));
+  }
+
   companyFaults(): CompanyFault[] {
     return this.#run((store) => store.companyFaults());
   }

@@ -85,7 +85,6 @@ export async function replayFile(options: ReplayOptions): Promise<ReplayTotals> 
             partition: 0,
             offset: String(l.line),
             key: null,
-            value: null,
             reason: l.invalid,
           });
       }

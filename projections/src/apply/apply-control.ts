@@ -54,7 +54,13 @@ export function applyControl(
       writeRoutes(control, plan);
       control.faults.recordFiles(batch.written ?? []);
       writeUnroutedTombstones(control, plan);
-      insertDeadLetters(statements, batch.deadLetters, rejections, batch.nowMs);
+      insertDeadLetters(
+        statements,
+        batch.deadLetters,
+        rejections,
+        batch.nowMs,
+        control.deadLetterLimits.maxRows,
+      );
       const appliedHere = outcomes.filter((o) => o === 'applied').length + plan.appliedInControl.length;
       statements
         .get(

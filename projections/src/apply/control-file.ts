@@ -2,6 +2,7 @@ import { openControlWriter } from '../handles.ts';
 import type { ProjectionDb } from '../open.ts';
 import type { StatementBound } from '../statement-lru.ts';
 import { CompanyFaults } from './company-faults.ts';
+import { DEFAULT_DEAD_LETTER_LIMITS, type DeadLetterLimits } from './dead-letters.ts';
 import { StatementCache } from './statement-cache.ts';
 
 /** A company's routing entry: the file a tenant row lives in, and since which source position. */
@@ -24,8 +25,15 @@ export class ControlFile {
   hasUnroutedTombstones = false;
   /** Companies out of service and the companies whose file must exist (company-faults.ts). */
   readonly faults: CompanyFaults;
+  /** How many dead letters the file keeps, and how long (dead-letters.ts). */
+  readonly deadLetterLimits: DeadLetterLimits;
 
-  constructor(dataDir: string, statements?: StatementBound) {
+  constructor(
+    dataDir: string,
+    statements?: StatementBound,
+    deadLetterLimits: DeadLetterLimits = DEFAULT_DEAD_LETTER_LIMITS,
+  ) {
+    this.deadLetterLimits = deadLetterLimits;
     this.statements = new StatementCache(openControlWriter(dataDir), statements?.max, statements?.counts);
     this.faults = new CompanyFaults(this.db, dataDir);
     this.reload();

@@ -1,7 +1,11 @@
 export type { ClockUs } from './clock.ts';
 export { type CompanyFault, type CompanyFaultState, readCompanyFaults } from './company-faults.ts';
 export type { FileCacheCounts } from './company-files.ts';
-export type { DeadLetter } from './dead-letters.ts';
+export {
+  DEFAULT_DEAD_LETTER_LIMITS,
+  type DeadLetter,
+  type DeadLetterLimits,
+} from './dead-letters.ts';
 export type { Rejection } from './plan.ts';
 export type { PruneCursor, PruneOptions, PruneStep } from './prune-tombstones.ts';
 export type { BatchResult, TableCounts } from './result.ts';

@@ -8,7 +8,7 @@ import { type ClockUs, wallClockUs } from './clock.ts';
 import type { CompanyFault } from './company-faults.ts';
 import { CompanyFiles } from './company-files.ts';
 import { ControlFile } from './control-file.ts';
-import type { DeadLetter } from './dead-letters.ts';
+import { type DeadLetter, type DeadLetterLimits, pruneDeadLetters } from './dead-letters.ts';
 import { type PruneCursor, type PruneOptions, type PruneStep, pruneStep } from './prune-tombstones.ts';
 import type { BatchResult } from './result.ts';
 
@@ -36,6 +36,11 @@ export interface ProjectionStoreOptions {
    * DEFAULT_STATEMENTS_PER_HANDLE.
    */
   readonly maxStatementsPerFile?: number;
+  /**
+   * How many dead letters control.sqlite keeps, and how long (dead-letters.ts); default
+   * DEFAULT_DEAD_LETTER_LIMITS (100,000, 35 days).
+   */
+  readonly deadLetters?: DeadLetterLimits;
   /** Source of change times in µs since the epoch (tests inject one). Default: wall clock. */
   readonly clockUs?: ClockUs;
   /** Wall clock in ms for ingest_state and dead letters (tests inject one). */
@@ -107,7 +112,7 @@ export class ProjectionStore {
     this.#nowMs = options.nowMs ?? Date.now;
     this.#maxStatements = Math.max(1, options.maxStatementsPerFile ?? DEFAULT_STATEMENTS_PER_HANDLE);
     const statements = { max: this.#maxStatements, counts: this.#statements };
-    this.#control = new ControlFile(options.dataDir, statements);
+    this.#control = new ControlFile(options.dataDir, statements, options.deadLetters);
     const max =
       options.maxOpenCompanies ??
       resolveOpenFilesBound('auto', {
@@ -251,6 +256,18 @@ export class ProjectionStore {
    */
   pruneTombstones(options: PruneOptions, cursor?: PruneCursor): PruneStep {
     return pruneStep(this.dataDir, this.#files, options, cursor, this.#clockUs());
+  }
+
+  /**
+   * One bounded step of dead-letter retention: deletes at most `maxRows` of the oldest letters
+   * beyond the row cap or the retention window, in one control transaction. Fewer than `maxRows`
+   * deleted: nothing more to prune.
+   */
+  pruneDeadLetters(maxRows: number): { readonly pruned: number } {
+    const nowMs = this.#nowMs();
+    const { db, statements, deadLetterLimits } = this.#control;
+    const pruned = db.transaction(() => pruneDeadLetters(statements, deadLetterLimits, nowMs, maxRows))();
+    return { pruned };
   }
 
   close(): void {
