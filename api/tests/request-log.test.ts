@@ -87,3 +87,27 @@ test.each([
   // The rest of the URL stays readable.
   expect(completed[1]?.req?.url).toBe('/v1/sites?limit=2&Access_Token=[REDACTED]');
 });
+
+// Cursors and sync tokens are signed, not encrypted (a cursor's JSON holds the boundary row's sort
+// values, a site's name): a logged URL carries a digest of each instead (http/opaque-values.ts).
+test('cursors and sync tokens in a logged URL are digests', async () => {
+  const { lines, sink } = captureLines();
+  const app = await buildApp(testConfig(f.dataDir), { loggerInstance: pino({ level: 'info' }, sink) });
+  await app.ready();
+  const first = await app.inject({ url: '/v1/sites?limit=1&sort=name', headers: bearer(f.keys.a) });
+  const next = new URL(first.json().links.next);
+  await app.inject({ url: `${next.pathname}${next.search}`, headers: bearer(f.keys.a) });
+  const last = await app.inject({ url: '/v1/sites?limit=200', headers: bearer(f.keys.a) });
+  const sync = new URL(last.json().links.sync);
+  await app.inject({ url: `${sync.pathname}${sync.search}`, headers: bearer(f.keys.a) });
+  await app.close();
+
+  const cursor = next.searchParams.get('cursor')!;
+  const token = sync.searchParams.get('sync')!;
+  const logged = lines.join('');
+  expect(logged).not.toContain(cursor.split('.')[0]);
+  expect(logged).not.toContain(token.split('.')[0]);
+  const urls = lines.map((line) => JSON.parse(line).req?.url).filter(Boolean);
+  expect(urls).toContainEqual(expect.stringMatching(/[?&]cursor=#[0-9a-f]{12}(&|$)/));
+  expect(urls).toContainEqual(expect.stringMatching(/[?&]sync=#[0-9a-f]{12}(&|$)/));
+});

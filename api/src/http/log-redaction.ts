@@ -1,13 +1,15 @@
 import { redactUrl } from '@pda/projections';
 import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
+import { hashOpaqueValues } from './opaque-values.ts';
 
 /**
  * No API key reaches a log line, even one a client sent the wrong way (`/v1/sites?api_key=…`,
  * answered 401): every `req` Fastify or this api logs is serialised with its URL passed through
  * redactUrl (projections/src/redact-url.ts), and an error's message and stack (Fastify puts the
  * offending URL component in some of its own) get the same treatment word by word. Headers are
- * never serialised; `Authorization` is redacted by path on top of that.
+ * never serialised; `Authorization` is redacted by path on top of that. Cursors and sync tokens in
+ * a logged URL become a short digest (opaque-values.ts).
  */
 
 /** Fastify's own `req` serializer (lib/logger-pino.js) minus the header it reads, URL redacted. */
@@ -15,7 +17,7 @@ function req(request: FastifyRequest) {
   const remotePort = request.socket?.remotePort;
   return {
     method: request.method,
-    url: redactUrl(String(request.url ?? '')),
+    url: hashOpaqueValues(redactUrl(String(request.url ?? ''))),
     host: request.host,
     remoteAddress: request.ip,
     ...(remotePort === undefined ? {} : { remotePort }),
@@ -33,7 +35,7 @@ function err(error: Error) {
 export function redactText(text: string): string {
   return text
     .split(/(\s+)/)
-    .map((word) => redactUrl(word))
+    .map((word) => hashOpaqueValues(redactUrl(word)))
     .join('');
 }
 
