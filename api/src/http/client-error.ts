@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressMetering } from '../rate-limit/address-meter.ts';
 import { ApiError, rateLimitExceeded } from './api-error.ts';
 import { CORS_HEADERS } from './cors.ts';
+import { PRIVATE_HEADERS } from './private-headers.ts';
 import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
 
 /**
@@ -41,7 +42,12 @@ function respond(error: NodeJS.ErrnoException, socket: Socket, metered: AddressM
         );
     const body = JSON.stringify(problemDocument(apiError, randomUUID()));
     const status = `${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`;
-    const extra = Object.entries({ ...CORS_HEADERS, ...metered?.headers, ...apiError.headers })
+    const extra = Object.entries({
+      ...CORS_HEADERS,
+      ...PRIVATE_HEADERS,
+      ...metered?.headers,
+      ...apiError.headers,
+    })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.write(

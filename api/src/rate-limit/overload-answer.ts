@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error.ts';
+import { markPrivate } from '../http/private-headers.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemDocument, problemDocument } from '../http/problem.ts';
 import { setStandardHeaders } from '../http/send-problem.ts';
 
@@ -18,6 +19,7 @@ export function overloadAnswer(
     { headers: { 'retry-after': String(retryAfterSeconds) } },
   );
   setStandardHeaders(request, reply);
+  markPrivate(reply);
   reply.headers(error.headers ?? {});
   reply.code(error.status).type(PROBLEM_CONTENT_TYPE);
   return problemDocument(error, String(request.id));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SyncState } from '@pda/projections';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addVary, PRIVATE_CACHE_CONTROL, PRIVATE_VARY } from '../http/private-headers.ts';
 
 /**
  * Free "nothing changed" polls (docs/public-data-api-v1.md, "Conditional requests"): the first page
@@ -41,8 +42,8 @@ export function ifNoneMatch(header: string | string[] | undefined, etag: string)
  */
 export function privatePage(reply: FastifyReply, etag: string): void {
   reply.header('etag', etag);
-  reply.header('cache-control', 'private, no-store');
-  addVary(reply, ['Authorization', 'X-Service-Company']);
+  reply.header('cache-control', PRIVATE_CACHE_CONTROL);
+  addVary(reply, PRIVATE_VARY);
 }
 
 /** 304 with the page's ETag and its caching headers; the request's budget is given back. */
@@ -55,12 +56,4 @@ export async function notModified(
   privatePage(reply, etag);
   await app.refundRateLimit(request, reply);
   return reply.code(304).send();
-}
-
-function addVary(reply: FastifyReply, names: readonly string[]): void {
-  const current = reply.getHeader('vary');
-  const listed = typeof current === 'string' ? current.split(',').map((name) => name.trim()) : [];
-  const lower = new Set(listed.map((name) => name.toLowerCase()));
-  for (const name of names) if (!lower.has(name.toLowerCase())) listed.push(name);
-  reply.header('vary', listed.filter((name) => name !== '').join(', '));
 }

@@ -584,6 +584,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -600,6 +603,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -617,6 +623,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -633,6 +642,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -652,6 +664,7 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 Vary: components["headers"]["Vary"];
@@ -674,6 +687,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -690,6 +706,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -707,6 +726,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -723,6 +745,9 @@ export interface components {
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -857,10 +882,19 @@ export interface components {
          *     was committed to the company's data since. Never matches across keys, companies or queries.
          */
         ETag: string;
-        /** @description `private, no-store` on pages with an ETag and on their 304s: no shared cache may keep them. */
+        /**
+         * @description `private, no-store` on every answer to a key (304s included) and on every problem document:
+         *     one tenant's answer is never kept by a shared cache, nor stored by any cache.
+         */
         "Cache-Control": "private, no-store";
-        /** @description Names `Authorization` and `X-Service-Company` on pages with an ETag (and `Accept-Encoding` when compressed). */
+        /**
+         * @description Names `Authorization` and `X-Service-Company` (whose data the answer is) on every answer to
+         *     a key and on every problem document, after any other name it carries (`Accept-Encoding`
+         *     when the answer is compressed).
+         */
         Vary: string;
+        /** @description Always `nosniff`, on every response: a browser treats the body only as its declared type. */
+        "X-Content-Type-Options": "nosniff";
         /** @description Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
     };
@@ -887,6 +921,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -909,6 +944,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -937,6 +973,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -978,6 +1015,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1024,6 +1064,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1126,6 +1169,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
@@ -1183,6 +1227,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1279,6 +1326,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
@@ -1334,6 +1382,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1486,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
@@ -1495,6 +1547,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1591,6 +1646,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
@@ -1646,6 +1702,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1742,6 +1801,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
@@ -1797,6 +1857,9 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,6 +1948,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                     "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
