@@ -12,7 +12,7 @@ import { reconcile } from '@pda/ops';
 import { freePort } from '@pda/projections/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeResult } from './faults/support/result.ts';
+import { caseRecord } from './faults/support/result.ts';
 import { type Balancer, type Redis, startBalancer, startRedis } from './src/balancer.ts';
 import { type Answer, get, startPagingLoad } from './src/paging-load.ts';
 import { seedCompany, writeRandomly } from './src/random-writer.ts';
@@ -157,6 +157,8 @@ describe('client addresses behind the balancer (API_TRUST_PROXY)', () => {
 
 describe('a node dies under load and comes back', () => {
   it('keeps answering through the other node, enforces one budget, and both nodes equal PostgreSQL', async () => {
+    // Recorded from the start, so a run that fails before its figures never leaves an old success.
+    const record = caseRecord('replicas');
     const load = startPagingLoad(balancer.url, pagingKeys);
     const writing = writeRandomly(pool, { company, other }, { ms: WRITE_MS, pauseMs: 40 });
     const timeline: string[] = [];
@@ -291,7 +293,7 @@ describe('a node dies under load and comes back', () => {
     );
     const changes = Object.values(written.committed).reduce((sum, n) => sum + n, 0);
     // The campaign's record (docs/resilience.md), one JSON line.
-    writeResult('replicas', {
+    record.set({
       fault: 'one of two nodes behind HAProxy: its api killed (SIGKILL), then its ingest; both restarted',
       whatHappened:
         `${summary.requests} paging requests from ${pagingKeys.length} clients (${JSON.stringify(summary.byNode)}), ` +
