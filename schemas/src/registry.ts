@@ -50,8 +50,20 @@ export interface RelationDef {
    */
   readonly cardinality: 'one' | 'many';
   readonly key: string;
+  /**
+   * `many` only: at most this many related documents are embedded per resource, the first by id;
+   * a resource with more also carries `<member>_truncated: true` (right after the member). Without
+   * it the size of one page would have no bound: nothing limits how many rows refer to one
+   * resource (docs/public-data-api-v1.md, "Embedded contacts").
+   */
+  readonly maxEmbedded?: number;
   /** How each related row becomes JSON (its columns are the related table's). */
   readonly document: DocumentShape;
+}
+
+/** The member that says a `many` relation was cut at its `maxEmbedded` (RelationDef). */
+export function truncatedMember(member: string): string {
+  return `${member}_truncated`;
 }
 
 export interface ResourceDef {
@@ -271,6 +283,8 @@ export const RESOURCES = {
         table: 'site_contacts',
         cardinality: 'many',
         key: 'site_id',
+        // A page of 200 sites then embeds at most 20,000 contacts (~5 MB); real sites have a few.
+        maxEmbedded: 100,
         document: sameNames('id', 'name', 'role', 'email', 'phone', 'phone_type'),
       },
     },

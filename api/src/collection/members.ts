@@ -1,3 +1,4 @@
+import { truncatedMember } from '@pda/schemas/registry';
 import { invalidParameter } from '../http/api-error.ts';
 import type { Json, Resource } from '../resources/resource.ts';
 
@@ -56,7 +57,8 @@ export function selectedMembers(
 
 /**
  * Keeps `id`, the listed members and every included relation (fields never drops an include:
- * docs/public-data-api-v1.md, "Collection query parameters").
+ * docs/public-data-api-v1.md, "Collection query parameters"), with its `<member>_truncated`
+ * marker when it has one (resources/relation-embedder.ts).
  */
 export function selectMembers(
   json: Json,
@@ -66,7 +68,15 @@ export function selectMembers(
   if (fields === null) return json;
   const selected: Json = {};
   for (const [name, value] of Object.entries(json)) {
-    if (name === 'id' || fields.has(name) || include.has(name)) selected[name] = value;
+    if (name === 'id' || fields.has(name) || include.has(name) || included(name, include)) {
+      selected[name] = value;
+    }
   }
   return selected;
+}
+
+/** Whether `name` is the truncation marker of an included relation (`contacts_truncated`). */
+function included(name: string, include: ReadonlySet<string>): boolean {
+  for (const member of include) if (truncatedMember(member) === name) return true;
+  return false;
 }

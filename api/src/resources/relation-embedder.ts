@@ -1,12 +1,15 @@
 import { type ReadHandle, readRowsWhereIn } from '@pda/projections';
-import type { RelationDef, TableName } from '@pda/schemas/registry';
+import { type RelationDef, type TableName, truncatedMember } from '@pda/schemas/registry';
 
 /**
  * Adds one relation (`include=<member>`) to a page's JSON texts with a single read for the whole
  * page, splicing the related rows' stored documents in as the last member, as the registry's
  * RelationDef describes it: `one` looks the related row up by the id in the resource's `key`
  * column (null when unknown: deleted, or not projected yet); `many` collects the related rows
- * whose `key` column holds the resource's id (ordered by id, [] when none).
+ * whose `key` column holds the resource's id (ordered by id, [] when none), at most `maxEmbedded`
+ * of them: a resource with more gets the first ones and `<member>_truncated: true` after them
+ * (docs/public-data-api-v1.md, "Embedded contacts"), and the read never goes past one more row
+ * per resource (readRowsWhereIn's `perValue`).
  */
 export interface RelationEmbedder {
   readonly member: string;
@@ -34,12 +37,20 @@ export function relationEmbedder(member: string, relation: RelationDef): Relatio
         })()
       : (() => {
           const columns = ['_json', 'id', relation.key];
+          const max = relation.maxEmbedded;
+          const truncated = `,${JSON.stringify(truncatedMember(member))}:true`;
           return (handle: ReadHandle, rows: readonly Record<string, unknown>[], documents: string[]) => {
             const ids = rows.map((row) => String(row.id));
-            const related = readRowsWhereIn(handle, table, relation.key, ids, columns);
+            const related =
+              max === undefined
+                ? readRowsWhereIn(handle, table, relation.key, ids, columns)
+                : readRowsWhereIn(handle, table, relation.key, ids, columns, max + 1);
             documents.forEach((document, index) => {
               const group = related.get(ids[index]!) ?? [];
-              documents[index] = splice(document, `[${group.map((row) => row._json as string).join(',')}]`);
+              const cut = max !== undefined && group.length > max;
+              const embedded = cut ? group.slice(0, max) : group;
+              const value = `[${embedded.map((row) => row._json as string).join(',')}]${cut ? truncated : ''}`;
+              documents[index] = splice(document, value);
             });
           };
         })();

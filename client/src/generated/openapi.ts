@@ -389,7 +389,9 @@ export interface components {
         };
         /**
          * @description A serviced site. Only `id` is guaranteed: `fields[sites]` may leave out any other member.
-         *     `contacts` is present only with `include=contacts`.
+         *     `contacts` is present only with `include=contacts`: at most 100 contacts, the first by id.
+         *     A site with more carries `contacts_truncated: true` too (additive to v1,
+         *     docs/public-data-api-v1.md, "Embedded contacts"); with 100 or fewer it is absent.
          */
         Site: {
             id: components["schemas"]["Id"];
@@ -418,6 +420,12 @@ export interface components {
             created_at?: components["schemas"]["Timestamp"];
             updated_at?: components["schemas"]["Timestamp"];
             contacts?: components["schemas"]["Contact"][];
+            /**
+             * @description Present, with `contacts`, only when the site has more than the 100 contacts embedded:
+             *     the others are left out.
+             * @constant
+             */
+            contacts_truncated?: true;
         };
         Charge: {
             charge_type: string;
@@ -835,7 +843,10 @@ export interface components {
          *     scope (`403 insufficient_scope` naming it). Default: every type the key has the scope of.
          */
         DeletionTypes: string;
-        /** @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts`. */
+        /**
+         * @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts` (at most 100
+         *     per site, the first by id; a site with more also carries `contacts_truncated: true`).
+         */
         SiteInclude: string;
         /**
          * @description Relations to embed, comma-separated, at most 5. Allowed on equipment: `category` (also
@@ -1133,7 +1144,10 @@ export interface operations {
                  *     `fields` may be given as on any walk.
                  */
                 sync?: components["parameters"]["SyncToken"];
-                /** @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts`. */
+                /**
+                 * @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts` (at most 100
+                 *     per site, the first by id; a site with more also carries `contacts_truncated: true`).
+                 */
                 include?: components["parameters"]["SiteInclude"];
                 /** @description Comma-separated fields to return; `id` is always returned and an included relation is always kept. */
                 "fields[sites]"?: components["parameters"]["SiteFields"];
@@ -1197,7 +1211,10 @@ export interface operations {
     getSite: {
         parameters: {
             query?: {
-                /** @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts`. */
+                /**
+                 * @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts` (at most 100
+                 *     per site, the first by id; a site with more also carries `contacts_truncated: true`).
+                 */
                 include?: components["parameters"]["SiteInclude"];
                 /** @description Comma-separated fields to return; `id` is always returned and an included relation is always kept. */
                 "fields[sites]"?: components["parameters"]["SiteFields"];

@@ -36,6 +36,10 @@ export function readById(
  * Rows of `table` whose `column` holds one of `values`, grouped by that value, each group ordered
  * by id: the embedded relations of a page (`include`), one statement for the whole page. Each row
  * has `columns` (a stable array, which must include `column`).
+ *
+ * `perValue`: at most that many rows per value, the first by id. Each value's rows are then read
+ * through the `(column, id)` index up to its `perValue`-th id (found by stepping over that many
+ * index entries), so a value with a million rows costs what one with `perValue` costs.
  */
 export function readRowsWhereIn(
   handle: ReadHandle,
@@ -43,20 +47,39 @@ export function readRowsWhereIn(
   column: string,
   values: readonly string[],
   columns: readonly string[],
+  perValue?: number,
 ): Map<string, Record<string, unknown>[]> {
   const result = new Map<string, Record<string, unknown>[]>();
   if (values.length === 0) return result;
   const known: readonly string[] = columnNames(table);
   if (!known.includes(column)) throw new Error(`${table} has no column ${column}`);
-  const statement = handle.statement(
-    `where-in:${table}:${column}:${columns.join(',')}`,
-    () =>
-      `${selectFrom(table, columns)} ` +
-      `WHERE ${quoteIdent(column)} IN (SELECT value FROM json_each(?)) ORDER BY ${quoteIdent(column)}, "id"`,
-    { raw: true },
-  );
+  const c = quoteIdent(column);
+  const statement =
+    perValue === undefined
+      ? handle.statement(
+          `where-in:${table}:${column}:${columns.join(',')}`,
+          () =>
+            `${selectFrom(table, columns)} ` +
+            `WHERE ${c} IN (SELECT value FROM json_each(?)) ORDER BY ${c}, "id"`,
+          { raw: true },
+        )
+      : handle.statement(
+          `where-in-first:${table}:${column}:${columns.join(',')}`,
+          () => {
+            const t = quoteIdent(table);
+            // Ids are uuids (ASCII): char(1114111) sorts after every one of them (no limit reached).
+            return `SELECT ${columns.map((name) => `t.${quoteIdent(name)}`).join(', ')}
+              FROM json_each(?) AS k JOIN ${t} AS t ON t.${c} = k.value
+               AND t."id" <= coalesce((SELECT s."id" FROM ${t} AS s WHERE s.${c} = k.value
+                                       ORDER BY s."id" LIMIT 1 OFFSET ?), char(1114111))
+              ORDER BY t.${c}, t."id"`;
+          },
+          { raw: true },
+        );
+  const parameters: unknown[] = [JSON.stringify(values)];
+  if (perValue !== undefined) parameters.push(Math.max(0, Math.floor(perValue) - 1));
   const build = rowBuilder<Record<string, unknown>>(columns);
-  for (const rowValues of statement.all(JSON.stringify(values)) as unknown[][]) {
+  for (const rowValues of statement.all(...parameters) as unknown[][]) {
     const row = build(rowValues);
     const value = String(row[column]);
     const group = result.get(value);
