@@ -4,7 +4,9 @@
  * ingest/README.md has the table of variables.
  */
 import { z } from 'zod';
+import { KAFKA_SECURITY_SETTINGS, kafkaSecurityProblems } from './kafka/security.ts';
 import { readAdminToken } from './ops/admin-token.ts';
+import { registryAccessProblems, SCHEMA_REGISTRY_ACCESS_SETTINGS } from './schema-registry/settings.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -22,6 +24,8 @@ export const ConfigSchema = z.object({
     .refine((list) => list.length > 0 && list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b)), {
       message: 'expected host:port[,host:port...]',
     }),
+  /** TLS and SASL (kafka/security.ts, ingest/README.md "Kafka over TLS and SASL"). */
+  ...KAFKA_SECURITY_SETTINGS,
   INGEST_GROUP_ID: z.string().min(1).default('pda-ingest'),
   INGEST_CLIENT_ID: z.string().min(1).default('pda-ingest'),
   INGEST_TOPIC_PREFIX: z
@@ -125,6 +129,8 @@ export const ConfigSchema = z.object({
   INGEST_SCHEMA_REGISTRY_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Per request to the schema registry; a slower answer is retried with backoff. */
   INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  /** HTTPS with credentials and a private CA (schema-registry/settings.ts). */
+  ...SCHEMA_REGISTRY_ACCESS_SETTINGS,
 });
 
 type Parsed = z.infer<typeof ConfigSchema>;
@@ -144,11 +150,16 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
   const unknown = Object.keys(env).filter(
     (name) => name.startsWith('INGEST_') && !(name in ConfigSchema.shape),
   );
-  if (!result.success || unknown.length > 0) {
+  // Settings that are each valid but wrong together (SASL without its password, credentials over http).
+  const combinations = result.success
+    ? [...kafkaSecurityProblems(result.data), ...registryAccessProblems(result.data)]
+    : [];
+  if (!result.success || unknown.length > 0 || combinations.length > 0) {
     const problems = [
       ...(result.success
         ? []
         : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
+      ...combinations,
       ...unknown.map((name) => `${name}: unknown setting`),
     ];
     throw new ConfigError(`invalid ingest configuration: ${problems.join('; ')}`);

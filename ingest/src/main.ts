@@ -7,6 +7,7 @@
  */
 import { openFileLimit, openFileLimitProblem } from '@pda/projections';
 import { ConfigError, parseConfig } from './config.ts';
+import { KafkaAuthenticationError } from './kafka/auth-failure.ts';
 import { createLogger } from './logger.ts';
 import { loadAvscTypes } from './schema-types.ts';
 import { createWorker } from './worker.ts';
@@ -62,6 +63,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 worker.run().then(
   () => process.exit(0),
   (error: unknown) => {
+    if (error instanceof KafkaAuthenticationError) {
+      // Configuration, found at the first connection: one line, and the exit code of a bad setting
+      // (a restart would be refused again; kafka/auth-failure.ts).
+      logger.fatal(error.message);
+      process.exit(2);
+    }
     logger.fatal({ err: error }, 'ingest failed');
     process.exit(1);
   },

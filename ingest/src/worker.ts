@@ -28,6 +28,7 @@ import { Writer } from './apply/writer.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
 import { memberFilePath } from './kafka/predecessor.ts';
+import { describeKafkaSecurity, kafkaConnectionOptions } from './kafka/security.ts';
 import { createKafkaSource, type KafkaSource } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
@@ -250,6 +251,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       });
       source = createKafkaSource({
         brokers: config.INGEST_KAFKA_BROKERS,
+        security: kafkaConnectionOptions(config),
         clientId: config.INGEST_CLIENT_ID,
         groupId,
         topics: dataTopics(config.INGEST_TOPIC_PREFIX),
@@ -276,7 +278,10 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         onApplyFailure: (error) =>
           storage.failed(error) ? { logged: true, retryMs: storage.retryMs } : { logged: false },
       });
-      logger.info({ groupId, dataDir: resolved ?? config.INGEST_DATA_DIR }, 'consuming');
+      logger.info(
+        { groupId, dataDir: resolved ?? config.INGEST_DATA_DIR, kafka: describeKafkaSecurity(config) },
+        'consuming',
+      );
       await source.run(
         {
           resolve: avro.resolve,

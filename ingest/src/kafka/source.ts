@@ -6,9 +6,10 @@
  * committed (in-flight.ts): at-least-once delivery + idempotent apply = exactly once in effect.
  */
 import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
+import { type Consumer, Kafka, type KafkaConfig, type KafkaMessage, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import { heartbeatTsMs, type RawRecord } from '../decode/index.ts';
+import { authenticationError, isSaslAuthenticationFailure } from './auth-failure.ts';
 import { checkTopicStates, createMissingTopics, topicStates } from './data-topics.ts';
 import { InFlightChunks, type Ticket } from './in-flight.ts';
 import { LagMonitor, type LagSnapshot } from './lag-monitor.ts';
@@ -22,6 +23,8 @@ import {
 
 export interface KafkaSourceOptions {
   readonly brokers: readonly string[];
+  /** TLS and SASL (security.ts kafkaConnectionOptions); omitted: plaintext, no authentication. */
+  readonly security?: { readonly ssl?: NonNullable<KafkaConfig['ssl']>; readonly sasl?: SASLOptions };
   readonly clientId: string;
   readonly groupId: string;
   readonly topics: readonly string[];
@@ -112,6 +115,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
+    ...options.security,
     logCreator: kafkaLogCreator(logger),
     retry: BROKER_RETRY,
   });
@@ -336,7 +340,9 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       const fatal = new Promise<never>((_, reject) => {
         consumer.on(CRASH, ({ payload }) => {
           isConnected = false;
-          logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
+          // Refused credentials: run() ends with one line saying so (auth-failure.ts).
+          if (!isSaslAuthenticationFailure(payload.error))
+            logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
           if (!payload.restart) reject(payload.error);
           else if (membership) {
             const stale = membership;
@@ -346,8 +352,14 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         });
       });
       fatal.catch(() => {});
+      const refused = (error: unknown) =>
+        isSaslAuthenticationFailure(error)
+          ? authenticationError(error, options.security?.sasl, options.brokers)
+          : error;
 
-      await admin.connect();
+      await admin.connect().catch((error: unknown) => {
+        throw refused(error);
+      });
       const poller = setInterval(() => {
         pollLag().catch((err) => logger.warn({ err: String(err) }, 'lag poll failed'));
       }, 2000);
@@ -368,6 +380,8 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
         await commitApplied(consumer);
         // A chunk that committed while the last loop was finishing: one more round.
         if (inFlight.commitable().length > 0) await commitApplied(consumer);
+      } catch (error) {
+        throw refused(error);
       } finally {
         clearInterval(poller);
         for (const timer of resumeTimers) clearTimeout(timer);

@@ -39,6 +39,7 @@ import type { Logger } from 'pino';
 import type { AsyncApplySink } from '../apply/sink.ts';
 import type { IngestConfig } from '../config.ts';
 import { type ColumnType, createDecoder, dataTopics, type RawRecord } from '../decode/index.ts';
+import { kafkaConnectionOptions } from '../kafka/security.ts';
 import { createKafkaSource } from '../kafka/source.ts';
 import type { AvroSupport } from '../schema-registry/index.ts';
 
@@ -145,6 +146,7 @@ export async function rebuildCompany(
   let applied = 0;
   const source = createKafkaSource({
     brokers: config.INGEST_KAFKA_BROKERS,
+    security: kafkaConnectionOptions(config),
     clientId: `${config.INGEST_CLIENT_ID}-company-rebuild`,
     groupId,
     topics: dataTopics(config.INGEST_TOPIC_PREFIX),

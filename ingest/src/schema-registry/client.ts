@@ -5,7 +5,13 @@
  * Every failure that a later try may cure (refused, timed out, 5xx, and also 404: a registry restored
  * from a backup, or the wrong one configured) is `retriable`; the resolver waits and retries them
  * rather than dead-lettering good events. Only an answer that can never become an Avro schema is not.
+ *
+ * Over HTTPS with HTTP Basic credentials and a private CA when configured (settings.ts); the
+ * password is sent only in the header, never in a URL or a log line.
  */
+import type { SecretFile } from '../secret-file.ts';
+import { fetchTrusting } from './https-get.ts';
+
 export class SchemaFetchError extends Error {
   override readonly name = 'SchemaFetchError';
   readonly retriable: boolean;
@@ -25,9 +31,18 @@ export function createSchemaRegistryClient(options: {
   readonly url: string | undefined;
   readonly timeoutMs: number;
   readonly fetch?: typeof fetch;
+  /** HTTP Basic credentials (config.ts allows them only with an https URL). */
+  readonly username?: string | undefined;
+  readonly password?: SecretFile | undefined;
+  /** PEM CA certificates trusted for the registry only. */
+  readonly ca?: string | undefined;
 }): SchemaRegistryClient {
   const base = options.url?.replace(/\/+$/, '');
-  const get = options.fetch ?? fetch;
+  const get = options.fetch ?? (options.ca ? fetchTrusting(options.ca) : fetch);
+  const authorization =
+    options.username !== undefined && options.password
+      ? `Basic ${Buffer.from(`${options.username}:${options.password.reveal()}`).toString('base64')}`
+      : undefined;
   return {
     url: base,
     async fetchSchema(id) {
@@ -41,7 +56,10 @@ export function createSchemaRegistryClient(options: {
       let text: string;
       try {
         response = await get(`${base}/schemas/ids/${id}`, {
-          headers: { accept: 'application/vnd.schemaregistry.v1+json, application/json' },
+          headers: {
+            accept: 'application/vnd.schemaregistry.v1+json, application/json',
+            ...(authorization && { authorization }),
+          },
           signal: AbortSignal.timeout(options.timeoutMs),
         });
         text = await response.text();

@@ -8,6 +8,7 @@ import { heartbeatTsMs, type RawRecord, WriterSchemas } from '../decode/index.ts
 import type { IngestMetrics } from '../ops/metrics.ts';
 import { createSchemaRegistryClient } from './client.ts';
 import { createSchemaResolver, type ResolveHooks } from './resolver.ts';
+import type { RegistryAccessConfig } from './settings.ts';
 
 export { createSchemaRegistryClient, SchemaFetchError, type SchemaRegistryClient } from './client.ts';
 export { createSchemaResolver, type RegistryState, type SchemaResolver } from './resolver.ts';
@@ -23,10 +24,7 @@ export interface AvroSupport {
 }
 
 export function createAvroSupport(
-  config: {
-    readonly INGEST_SCHEMA_REGISTRY_URL?: string | undefined;
-    readonly INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: number;
-  },
+  config: RegistryAccessConfig & { readonly INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: number },
   logger: Logger,
   metrics: IngestMetrics,
 ): AvroSupport {
@@ -34,6 +32,9 @@ export function createAvroSupport(
   const client = createSchemaRegistryClient({
     url: config.INGEST_SCHEMA_REGISTRY_URL,
     timeoutMs: config.INGEST_SCHEMA_REGISTRY_TIMEOUT_MS,
+    username: config.INGEST_SCHEMA_REGISTRY_USERNAME,
+    password: config.INGEST_SCHEMA_REGISTRY_PASSWORD_FILE,
+    ca: config.INGEST_SCHEMA_REGISTRY_CA_FILE?.pem,
   });
   const resolver = createSchemaResolver({
     client,

@@ -1,0 +1,148 @@
+/**
+ * How ingest reaches Kafka: plaintext (the default, the native stack), TLS, or SASL over TLS —
+ * SCRAM-SHA-512/256 or PLAIN, what Confluent Cloud, MSK, Aiven and locked-down clusters require
+ * (docs/operations.md, "Kafka is a trust boundary"). The INGEST_KAFKA_* settings below are part of
+ * config.ts's schema; `kafkaSecurityProblems` adds the checks that span several of them, and
+ * `kafkaConnectionOptions` turns them into kafkajs's `ssl` and `sasl`.
+ *
+ * There is no fallback: a client configured for SASL_SSL that cannot complete TLS or whose
+ * credentials are refused never retries in plaintext or without credentials (auth-failure.ts).
+ */
+import type { ConnectionOptions } from 'node:tls';
+import type { SASLOptions } from 'kafkajs';
+import { z } from 'zod';
+import type { SecretFile } from '../secret-file.ts';
+import { certificatesFile, type PemFile, privateKeyFile, secretFile } from '../setting-files.ts';
+
+const SASL_MECHANISMS = {
+  'SCRAM-SHA-512': 'scram-sha-512',
+  'SCRAM-SHA-256': 'scram-sha-256',
+  PLAIN: 'plain',
+} as const;
+
+export const KAFKA_SECURITY_SETTINGS = {
+  /** Kafka's `security.protocol` names. SASL_PLAINTEXT only with the opt-in below. */
+  INGEST_KAFKA_SECURITY_PROTOCOL: z
+    .enum(['PLAINTEXT', 'SSL', 'SASL_SSL', 'SASL_PLAINTEXT'])
+    .default('PLAINTEXT'),
+  INGEST_KAFKA_SASL_MECHANISM: z.enum(['SCRAM-SHA-512', 'SCRAM-SHA-256', 'PLAIN']).optional(),
+  INGEST_KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  INGEST_KAFKA_SASL_PASSWORD_FILE: secretFile(),
+  /** CA certificates the broker's certificate must chain to; unset: the system's (public CAs). */
+  INGEST_KAFKA_SSL_CA_FILE: certificatesFile(),
+  /** Client certificate and key, for brokers that require mutual TLS. */
+  INGEST_KAFKA_SSL_CERT_FILE: certificatesFile(),
+  INGEST_KAFKA_SSL_KEY_FILE: privateKeyFile(),
+  /**
+   * SCRAM without TLS (SASL_PLAINTEXT): the password does not cross the wire, but every record does,
+   * in clear, and nothing proves the broker is the right one. Refused unless this is `true`.
+   */
+  INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+};
+
+export interface KafkaSecurityConfig {
+  readonly INGEST_KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT' | 'SSL' | 'SASL_SSL' | 'SASL_PLAINTEXT';
+  readonly INGEST_KAFKA_SASL_MECHANISM?: keyof typeof SASL_MECHANISMS | undefined;
+  readonly INGEST_KAFKA_SASL_USERNAME?: string | undefined;
+  readonly INGEST_KAFKA_SASL_PASSWORD_FILE?: SecretFile | undefined;
+  readonly INGEST_KAFKA_SSL_CA_FILE?: PemFile | undefined;
+  readonly INGEST_KAFKA_SSL_CERT_FILE?: PemFile | undefined;
+  readonly INGEST_KAFKA_SSL_KEY_FILE?: SecretFile | undefined;
+  readonly INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS: boolean;
+}
+
+/** The combinations no single setting can refuse; each problem is `NAME: why`. */
+export function kafkaSecurityProblems(c: KafkaSecurityConfig): string[] {
+  const problems: string[] = [];
+  const protocol = c.INGEST_KAFKA_SECURITY_PROTOCOL;
+  const sasl = protocol.startsWith('SASL_');
+  const tls = protocol.endsWith('SSL');
+  const saslSettings = [
+    ['INGEST_KAFKA_SASL_MECHANISM', c.INGEST_KAFKA_SASL_MECHANISM],
+    ['INGEST_KAFKA_SASL_USERNAME', c.INGEST_KAFKA_SASL_USERNAME],
+    ['INGEST_KAFKA_SASL_PASSWORD_FILE', c.INGEST_KAFKA_SASL_PASSWORD_FILE],
+  ] as const;
+  for (const [name, value] of saslSettings) {
+    if (sasl && value === undefined)
+      problems.push(`${name}: required with INGEST_KAFKA_SECURITY_PROTOCOL=${protocol}`);
+    // Set but unused would look like authentication while none happens.
+    if (!sasl && value !== undefined)
+      problems.push(
+        `${name}: set, but INGEST_KAFKA_SECURITY_PROTOCOL=${protocol} does not authenticate (SASL_SSL does)`,
+      );
+  }
+  const tlsFiles = [
+    ['INGEST_KAFKA_SSL_CA_FILE', c.INGEST_KAFKA_SSL_CA_FILE],
+    ['INGEST_KAFKA_SSL_CERT_FILE', c.INGEST_KAFKA_SSL_CERT_FILE],
+    ['INGEST_KAFKA_SSL_KEY_FILE', c.INGEST_KAFKA_SSL_KEY_FILE],
+  ] as const;
+  for (const [name, value] of tlsFiles) {
+    if (!tls && value !== undefined)
+      problems.push(
+        `${name}: set, but INGEST_KAFKA_SECURITY_PROTOCOL=${protocol} does not use TLS (SSL or SASL_SSL do)`,
+      );
+  }
+  if ((c.INGEST_KAFKA_SSL_CERT_FILE === undefined) !== (c.INGEST_KAFKA_SSL_KEY_FILE === undefined))
+    problems.push(
+      'INGEST_KAFKA_SSL_CERT_FILE: a client certificate needs INGEST_KAFKA_SSL_KEY_FILE, and the key the certificate',
+    );
+  if (protocol === 'SASL_PLAINTEXT') {
+    if (c.INGEST_KAFKA_SASL_MECHANISM === 'PLAIN')
+      problems.push(
+        'INGEST_KAFKA_SASL_MECHANISM: PLAIN sends the password in clear; use it only with SASL_SSL',
+      );
+    else if (!c.INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS)
+      problems.push(
+        'INGEST_KAFKA_SECURITY_PROTOCOL: SASL_PLAINTEXT sends every record in clear to an unverified broker; use SASL_SSL, or set INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS=true',
+      );
+  } else if (c.INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS) {
+    problems.push(
+      `INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS: only meaningful with SASL_PLAINTEXT, not ${protocol}`,
+    );
+  }
+  return problems;
+}
+
+/** kafkajs's `ssl` and `sasl` for `new Kafka({...})`; neither for PLAINTEXT. */
+export function kafkaConnectionOptions(c: KafkaSecurityConfig): {
+  ssl?: true | ConnectionOptions;
+  sasl?: SASLOptions;
+} {
+  const protocol = c.INGEST_KAFKA_SECURITY_PROTOCOL;
+  const options: { ssl?: true | ConnectionOptions; sasl?: SASLOptions } = {};
+  if (protocol === 'SSL' || protocol === 'SASL_SSL') {
+    const ca = c.INGEST_KAFKA_SSL_CA_FILE;
+    const cert = c.INGEST_KAFKA_SSL_CERT_FILE;
+    const key = c.INGEST_KAFKA_SSL_KEY_FILE;
+    // Node's checks stay on: the chain (to `ca`, else the system's CAs) and the broker's name.
+    options.ssl =
+      ca || cert
+        ? {
+            ...(ca && { ca: ca.pem }),
+            ...(cert && key && { cert: cert.pem, key: key.reveal() }),
+            rejectUnauthorized: true,
+          }
+        : true;
+  }
+  if (protocol.startsWith('SASL_')) {
+    const mechanism = c.INGEST_KAFKA_SASL_MECHANISM;
+    const username = c.INGEST_KAFKA_SASL_USERNAME;
+    const password = c.INGEST_KAFKA_SASL_PASSWORD_FILE;
+    if (!mechanism || !username || !password)
+      throw new Error('SASL settings incomplete (config.ts checks them)');
+    options.sasl = { mechanism: SASL_MECHANISMS[mechanism], username, password: password.reveal() };
+  }
+  return options;
+}
+
+/** For the start-up line: what is used, never a secret. */
+export function describeKafkaSecurity(c: KafkaSecurityConfig): Record<string, string> {
+  return {
+    protocol: c.INGEST_KAFKA_SECURITY_PROTOCOL,
+    ...(c.INGEST_KAFKA_SASL_MECHANISM && { mechanism: c.INGEST_KAFKA_SASL_MECHANISM }),
+    ...(c.INGEST_KAFKA_SASL_USERNAME && { username: c.INGEST_KAFKA_SASL_USERNAME }),
+  };
+}
