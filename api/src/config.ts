@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import type { ConnectionLimits } from './http/connection-limits.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 
 /**
@@ -9,6 +10,7 @@ import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().min(1);
+const timeoutMs = z.coerce.number().int().min(100).max(3_600_000);
 const optionalString = z
   .string()
   .optional()
@@ -55,6 +57,13 @@ const fields = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  // Connection discipline (http/connection-limits.ts; api/README.md, "Connections"): one client
+  // must not hold every connection with idle or slow sockets.
+  API_HEADERS_TIMEOUT_MS: timeoutMs.default(10_000),
+  API_REQUEST_TIMEOUT_MS: timeoutMs.default(30_000),
+  API_KEEP_ALIVE_TIMEOUT_MS: timeoutMs.default(5_000),
+  // 0 = no cap per address (the process-wide bound of server.ts still holds).
+  API_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(64),
   // true/false, or the balancer's addresses/CIDRs (http/trust-proxy.ts; docs/deployment-replicas.md).
   API_TRUST_PROXY: z
     .string()
@@ -67,10 +76,16 @@ const fields = z.object({
     }),
 });
 
-const schema = fields.refine((e) => e.API_ADMIN_PORT === 0 || e.API_ADMIN_PORT !== e.API_PORT, {
-  path: ['API_ADMIN_PORT'],
-  message: 'must differ from API_PORT (metrics are never served on the public port)',
-});
+const schema = fields
+  .refine((e) => e.API_ADMIN_PORT === 0 || e.API_ADMIN_PORT !== e.API_PORT, {
+    path: ['API_ADMIN_PORT'],
+    message: 'must differ from API_PORT (metrics are never served on the public port)',
+  })
+  // Node refuses a headers timeout above the request timeout: the headers are part of the request.
+  .refine((e) => e.API_HEADERS_TIMEOUT_MS <= e.API_REQUEST_TIMEOUT_MS, {
+    path: ['API_HEADERS_TIMEOUT_MS'],
+    message: 'must not exceed API_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+  });
 
 export interface Config {
   readonly dataDir: string;
@@ -116,6 +131,8 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** Listen with SO_REUSEPORT, so that another api process may share the port (Linux). */
   readonly reusePort: boolean;
+  /** Timeouts and the per-address cap of client connections (http/connection-limits.ts). */
+  readonly connections: ConnectionLimits;
   /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
   readonly underPressure: {
     readonly maxEventLoopDelayMs: number;
@@ -174,6 +191,12 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     buildInfoFile: e.API_BUILD_INFO_FILE,
     trustProxy: e.API_TRUST_PROXY,
     reusePort: e.API_REUSE_PORT,
+    connections: Object.freeze({
+      headersTimeoutMs: e.API_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.API_KEEP_ALIVE_TIMEOUT_MS,
+      maxPerAddress: e.API_MAX_CONNECTIONS_PER_ADDRESS,
+    }),
     underPressure: Object.freeze({
       maxEventLoopDelayMs: e.API_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.API_MAX_HEAP_USED_BYTES,

@@ -18,6 +18,14 @@ import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
  */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // API_HEADERS_TIMEOUT_MS / API_REQUEST_TIMEOUT_MS passed (http/connection-limits.ts): an idle or
+  // slow connection, closed without an answer (there may be no request to answer, or one being
+  // answered), and counted.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.destroy();
+    if (this.hasDecorator('metrics')) this.metrics.recordRefusal('request_timeout');
+    return;
+  }
   if (!this.hasDecorator('meterClientAddress')) {
     respond(error, socket, undefined);
     return;

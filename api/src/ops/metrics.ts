@@ -14,11 +14,20 @@ export const UNMATCHED = 'unmatched';
 
 /**
  * Why a request was refused to protect the service: `rate_limit_exceeded` is the 429 problem code
- * (plugins/rate-limit.ts), `under_pressure` the load shedding's 503 service_unavailable
+ * (plugins/rate-limit.ts; also the cap of requests in flight per forwarded address,
+ * plugins/connection-limits.ts), `under_pressure` the load shedding's 503 service_unavailable
  * (plugins/under-pressure.ts; `service_unavailable` alone would also name unreadable projections),
- * `too_many_connections` a connection closed on arrival beyond the process's bound (server.ts).
+ * `too_many_connections` a connection closed on arrival beyond the process's bound (server.ts),
+ * `connections_per_address` one closed on arrival beyond its address's cap and `request_timeout`
+ * one closed because its request headers or request did not arrive in time
+ * (http/connection-limits.ts).
  */
-export type RefusalReason = 'rate_limit_exceeded' | 'under_pressure' | 'too_many_connections';
+export type RefusalReason =
+  | 'rate_limit_exceeded'
+  | 'under_pressure'
+  | 'too_many_connections'
+  | 'connections_per_address'
+  | 'request_timeout';
 
 /** What the gauges read at scrape time. */
 export interface MetricsSources {

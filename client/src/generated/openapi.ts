@@ -704,7 +704,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `rate_limit_exceeded`: the budget of the key (or client IP) is spent until `Retry-After` seconds have passed. */
+        /**
+         * @description `rate_limit_exceeded`: the budget of the key (or client IP) is spent until `Retry-After`
+         *     seconds have passed, or the client address has as many requests in flight as it may
+         *     (behind the service's balancer; `Retry-After: 1`).
+         */
         TooManyRequests: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
