@@ -24,6 +24,8 @@ source "$STACK_HOME/lib/fetch.sh"
 source "$STACK_HOME/lib/postgres.sh"
 # shellcheck source=lib/kafka.sh
 source "$STACK_HOME/lib/kafka.sh"
+# shellcheck source=lib/kafka-sasl.sh
+source "$STACK_HOME/lib/kafka-sasl.sh"
 # shellcheck source=lib/registry.sh
 source "$STACK_HOME/lib/registry.sh"
 # shellcheck source=lib/connect.sh
@@ -41,7 +43,7 @@ write_env_file() {
     echo "# Written by ops/stack/stack.sh up: the native stack's addresses (source this file)."
     for name in PDA_PG_HOST PDA_PG_PORT PDA_PG_DATABASE PDA_PG_USER PDA_PG_PASSWORD PDA_KAFKA_BROKERS \
       PDA_CONNECT_URL PDA_REGISTRY_URL PDA_SCHEMA_REGISTRY_URL PDA_CONNECTOR_FORMAT PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_DEBEZIUM_USER PDA_DEBEZIUM_PASSWORD \
-      PDA_STACK_DIR; do
+      PDA_STACK_DIR $(kafka_sasl_wanted && kafka_sasl_env_names); do
       printf 'export %s=%q\n' "$name" "${!name}"
     done
   } >"$ENV_FILE.tmp"
@@ -58,6 +60,10 @@ cmd_up() {
   pg_start
   pg_provision
   kafka_start
+  if kafka_sasl_wanted; then
+    kafka_sasl_provision
+    kafka_sasl_env
+  fi
   registry_start
   connect_start
   connector_register
@@ -76,7 +82,7 @@ cmd_down() {
   kafka_stop
   pg_stop
   local port
-  for port in "$PDA_CONNECT_PORT" "$PDA_REGISTRY_PORT" "$PDA_KAFKA_PORT" "$PDA_KAFKA_CONTROLLER_PORT" "$PDA_PG_PORT"; do
+  for port in "$PDA_CONNECT_PORT" "$PDA_REGISTRY_PORT" "$PDA_KAFKA_PORT" $(kafka_sasl_wanted && echo "$PDA_KAFKA_SASL_PORT") "$PDA_KAFKA_CONTROLLER_PORT" "$PDA_PG_PORT"; do
     port_in_use "$port" && log "warning: port $port is still in use by pid $(port_listener_pid "$port")"
   done
   rm -f "$ENV_FILE"

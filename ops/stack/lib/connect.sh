@@ -11,9 +11,13 @@ CONNECTOR_JSON="$STACK_HOME/connector.json"
 
 connect_write_config() {
   mkdir -p "$CONNECT_HOME"
+  local bootstrap="127.0.0.1:$PDA_KAFKA_PORT"
+  if kafka_sasl_wanted; then bootstrap="127.0.0.1:$PDA_KAFKA_SASL_PORT"; fi
+  # It holds Connect's Kafka password in SASL mode.
+  (umask 077 && : >"$CONNECT_CONFIG")
   cat >"$CONNECT_CONFIG" <<EOF
 # Written by ops/stack/lib/connect.sh on every start; edits are lost.
-bootstrap.servers=127.0.0.1:$PDA_KAFKA_PORT
+bootstrap.servers=$bootstrap
 group.id=pda-connect
 listeners=http://127.0.0.1:$PDA_CONNECT_PORT
 rest.advertised.host.name=127.0.0.1
@@ -38,6 +42,7 @@ offset.flush.interval.ms=1000
 config.providers=env
 config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider
 EOF
+  if kafka_sasl_wanted; then connect_sasl_config >>"$CONNECT_CONFIG"; fi
 }
 
 connect_plugins_ready() {
