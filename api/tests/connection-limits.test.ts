@@ -36,6 +36,9 @@ afterEach(async () => {
 });
 afterAll(() => f.cleanup());
 
+/** Requests held in their preHandler so far (`listening` with a gate). */
+let held = 0;
+
 async function listening(env: Record<string, string>, hold?: Promise<void>): Promise<number> {
   const config = testConfig(f.dataDir, {
     API_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
@@ -50,7 +53,9 @@ async function listening(env: Record<string, string>, hold?: Promise<void>): Pro
   if (hold) {
     // Requests marked `x-test-hold` wait before their handler: requests in flight.
     app.addHook('preHandler', async (request) => {
-      if (request.headers['x-test-hold']) await hold;
+      if (!request.headers['x-test-hold']) return;
+      held += 1;
+      await hold;
     });
   }
   await app.ready();
@@ -245,8 +250,11 @@ describe('behind a trusted proxy', () => {
         'x-forwarded-for': address,
         ...(held ? { 'x-test-hold': '1' } : {}),
       });
+    held = 0;
     const inFlight = [client('203.0.113.7'), client('203.0.113.7')];
-    await pause(200);
+    const deadline = Date.now() + 10_000;
+    while (held < 2 && Date.now() < deadline) await pause(10);
+    expect(held).toBe(2);
     const over = await client('203.0.113.7');
     expect(over.status).toBe(429);
     expect(over.headers['content-type']).toMatch(/^application\/problem\+json/);
