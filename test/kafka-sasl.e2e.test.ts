@@ -7,8 +7,8 @@
 // refuse anyone but Connect writing the data topics, ingest included.
 //
 // The stack is its own (PDA_STACK_DIR in a temp dir, free ports): the shared one stays plaintext
-// for the other e2e files. Starting it is most of this file's time: 30 s of 48 s on a quiet 2-core
-// machine, 110 s of 140 s at a load average of 14.
+// for the other e2e files. Starting it is most of this file's time: 30 s of 48 s in one run on the 2-core
+// test machine, 110 s of 140 s in one at a load average of 14.
 // PDA_TEST_KAFKA_SASL=0 leaves the file out (and says so).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
