@@ -16,7 +16,13 @@ export { revokeApiKey } from './keys/revoke.ts';
 export type { RotateRequest, RotateResult } from './keys/rotate.ts';
 export { DEFAULT_GRACE_MS, rotateApiKey } from './keys/rotate.ts';
 export { parseDuration, parseInstant } from './keys/validate.ts';
+export type { ConnectionFlags, ResolvedConnection } from './pg/connection.ts';
+export { connectClient, resolveConnection } from './pg/connection.ts';
+export type { DatabaseUrl } from './pg/database-url.ts';
+export { parseDatabaseUrl } from './pg/database-url.ts';
 export { pgConfigFromEnv } from './pg/pg-config.ts';
+export type { TlsSettings } from './pg/tls.ts';
+export { tlsOptions } from './pg/tls.ts';
 export {
   DEFAULT_CLOCK_MARGIN_MS,
   DEFAULT_WAIT_MS,

@@ -1,5 +1,6 @@
 // Runs an ops CLI as a real process (node, as `pnpm --filter @pda/ops seed|keys` does) and
-// returns its exit code and output. The PDA_PG_* variables of this process are passed on.
+// returns its exit code and output. The PDA_PG_* variables of this process are passed on, unless
+// `env` replaces the environment.
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +13,16 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runOpsCli(script: 'seed' | 'keys' | 'balancer', args: string[]): Promise<CliResult> {
+export function runOpsCli(
+  script: 'seed' | 'keys' | 'balancer',
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [join(opsDir, 'src', script, 'cli.ts'), ...args],
-      { cwd: opsDir },
+      { cwd: opsDir, env },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -219,6 +219,20 @@ describe('keys CLI', () => {
     expect((await listApiKeys(client)).length).toBe(before);
   });
 
+  it('connects with PDA_DATABASE_URL alone, and sslmode=require never falls back to plaintext', async () => {
+    const { host, port, user, password, database } = pgConfigFromEnv();
+    const url = `postgres://${user}:${encodeURIComponent(String(password))}@${host}:${port}/${database}`;
+    // No PDA_PG_* and no stack env file: only the URL says where to go.
+    const bare = { PATH: process.env.PATH, PDA_STACK_DIR: '/nonexistent-pda-stack', PDA_DATABASE_URL: url };
+    const list = await runOpsCli('keys', ['list', '--company', companyA, '--json'], bare);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toBeInstanceOf(Array);
+    // The stack's PostgreSQL has no TLS.
+    const tls = await runOpsCli('keys', ['list', '--sslmode', 'require'], bare);
+    expect(tls.code).toBe(1);
+    expect(tls.stderr).toBe('error: The server does not support SSL connections\n');
+  });
+
   it('exits 1 with one line for a key that does not exist', async () => {
     const out = await runOpsCli('keys', ['revoke', '--id', '00000000-0000-4000-8000-000000000000']);
     expect(out.code).toBe(1);

@@ -2,8 +2,8 @@
 // The key is printed once, by issue and rotate, and nowhere else (not in logs, not by list).
 import { parseArgs } from 'node:util';
 import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
-import pg from 'pg';
-import { pgConfigFromEnv } from '../pg/pg-config.ts';
+import type pg from 'pg';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectClient, resolveConnection } from '../pg/connection.ts';
 import { SCOPE_NAMES } from '../scopes.ts';
 import { printIssued, printList } from './cli-output.ts';
 import { issueApiKey } from './issue.ts';
@@ -21,7 +21,7 @@ const USAGE = `usage: pnpm --filter @pda/ops keys -- <command> [options]
   list   [--company <id>] [--json]            keys with their identifier (svc_pk_…abcd), never the key
 scopes: ${SCOPE_NAMES.join(', ')}
 ISO times need a zone (2026-01-31T00:00:00Z); durations: 90s, 30m, 12h, 7d, 2w, 0
-connects with PDA_PG_HOST, PDA_PG_PORT, PDA_PG_DATABASE, PDA_PG_USER, PDA_PG_PASSWORD`;
+${CONNECTION_USAGE}`;
 
 const OPTIONS = {
   company: { type: 'string', multiple: true },
@@ -33,15 +33,17 @@ const OPTIONS = {
   grace: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  ...CONNECTION_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
+const CONNECTION = Object.keys(CONNECTION_OPTIONS) as (keyof typeof CONNECTION_OPTIONS)[];
 const ALLOWED: Record<string, readonly (keyof Values)[]> = {
-  issue: ['company', 'name', 'scopes', 'expires-at', 'json'],
-  revoke: ['id', 'at', 'json'],
-  rotate: ['id', 'grace', 'expires-at', 'json'],
-  list: ['company', 'json'],
+  issue: ['company', 'name', 'scopes', 'expires-at', 'json', ...CONNECTION],
+  revoke: ['id', 'at', 'json', ...CONNECTION],
+  rotate: ['id', 'grace', 'expires-at', 'json', ...CONNECTION],
+  list: ['company', 'json', ...CONNECTION],
 };
 
 function required(values: Values, name: 'name' | 'scopes' | 'id'): string {
@@ -125,8 +127,7 @@ await runCli(USAGE, async () => {
   } catch (error) {
     throw error instanceof InvalidKeyRequest ? new UsageError(error.message) : error;
   }
-  const client = new pg.Client(pgConfigFromEnv());
-  await client.connect();
+  const client = await connectClient(resolveConnection(parsed.values).config);
   try {
     await run(client, parsed.command, parsed.values);
   } catch (error) {

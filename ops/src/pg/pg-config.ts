@@ -1,7 +1,9 @@
 import type { ClientConfig } from 'pg';
 
 // The operational PostgreSQL is reached through the shared PDA_PG_* names (ops/README.md);
-// `ops/stack/stack.sh up` writes them to .stack/env. Defaults are the native stack's.
+// `ops/stack/stack.sh up` writes them to .stack/env. Host, port, database and user default to the
+// native stack's; the password has no default (unset: node-postgres' PGPASSWORD). The CLIs resolve
+// their connection with ./connection.ts, which also takes a URL and TLS settings.
 export function pgConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClientConfig {
   const port = Number(env.PDA_PG_PORT ?? '55432');
   if (!Number.isInteger(port) || port <= 0 || port > 65535) {
@@ -12,7 +14,7 @@ export function pgConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClientCon
     port,
     database: env.PDA_PG_DATABASE ?? 'pda',
     user: env.PDA_PG_USER ?? 'pda',
-    password: env.PDA_PG_PASSWORD ?? 'pda',
+    ...(env.PDA_PG_PASSWORD === undefined ? {} : { password: env.PDA_PG_PASSWORD }),
     application_name: 'pda-ops',
   };
 }

@@ -1,9 +1,8 @@
 // `pnpm --filter @pda/ops seed -- --companies 3 --sites 120 ... --seed 42 [--run R] [--truncate]`
 import { parseArgs } from 'node:util';
 import { cliArgs, runCli, UsageError, wholeNumber } from '@pda/projections/cli';
-import pg from 'pg';
 import pino from 'pino';
-import { pgConfigFromEnv } from '../pg/pg-config.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectClient, resolveConnection } from '../pg/connection.ts';
 import { DEFAULT_COUNTS, type SeedCounts } from './counts.ts';
 import { seedDatabase } from './seed-database.ts';
 
@@ -21,7 +20,7 @@ const USAGE = `usage: pnpm --filter @pda/ops seed -- [options]
                          (default: a new random run, so seeding again adds new companies)
   --batch-size N         rows per COPY batch (default 10000)
   --truncate             empty all captured tables (API keys included) before seeding
-connects with PDA_PG_HOST, PDA_PG_PORT, PDA_PG_DATABASE, PDA_PG_USER, PDA_PG_PASSWORD`;
+${CONNECTION_USAGE}`;
 
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -41,6 +40,7 @@ function parse(argv: string[]) {
       'batch-size': { type: 'string' },
       truncate: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      ...CONNECTION_OPTIONS,
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
@@ -68,6 +68,11 @@ function parse(argv: string[]) {
     batchSize,
     truncate: values.truncate ?? false,
     help: values.help ?? false,
+    connection: {
+      'database-url': values['database-url'],
+      sslmode: values.sslmode,
+      sslrootcert: values.sslrootcert,
+    },
   };
 }
 
@@ -78,8 +83,7 @@ await runCli(USAGE, async () => {
     return;
   }
   const logger = pino({ name: 'seed' }, pino.destination(2));
-  const client = new pg.Client(pgConfigFromEnv());
-  await client.connect();
+  const client = await connectClient(resolveConnection(args.connection).config);
   try {
     const result = await seedDatabase(client, { ...args, logger });
     logger.info({ byTable: result.byTable }, 'seeded');

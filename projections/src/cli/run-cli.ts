@@ -1,5 +1,6 @@
 // The one shell of the workspace's command-line tools (ops' seed and keys, ingest's replay and
-// rebuild): bad arguments → one `error:` line and the usage, exit 2; any other failure (database
+// rebuild): bad arguments → one `error:` line and the usage, exit 2; a missing or refused setting
+// (no database to connect to) → one `error:` line, exit 2; any other failure (database
 // unreachable, key not found, rebuild refused) → one `error:` line, exit 1. No stack traces.
 // Exported as `@pda/projections/cli` so a tool loads it without better-sqlite3; it lives here, the
 // package every tool can depend on (ingest → projections ← api; ops may depend on anything).
@@ -7,6 +8,9 @@ import { resolve } from 'node:path';
 
 /** Thrown for anything the caller typed wrong. */
 export class UsageError extends Error {}
+
+/** Thrown for a setting that is missing or refused (exit 2 like a usage error; the usage would not help). */
+export class SettingsError extends Error {}
 
 /** `pnpm --filter <pkg> <script> -- --x` may or may not forward the `--`; accept both. */
 export function cliArgs(argv: readonly string[] = process.argv.slice(2)): string[] {
@@ -42,6 +46,9 @@ export async function runCli(usage: string, main: () => Promise<void>): Promise<
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       process.stderr.write(`error: ${describeError(error)}\n\n${usage}\n`);
+      process.exitCode = 2;
+    } else if (error instanceof SettingsError) {
+      process.stderr.write(`error: ${describeError(error)}\n`);
       process.exitCode = 2;
     } else {
       process.stderr.write(`error: ${describeError(error)}\n`);
