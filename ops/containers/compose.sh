@@ -7,9 +7,12 @@
 # Host ports (127.0.0.1 only) default to the native stack's: run one or the other, or set
 # PDA_PG_PORT, PDA_KAFKA_PORT, PDA_CONNECT_PORT, PDA_REGISTRY_PORT, API_PORT, API_ADMIN_PORT, INGEST_ADMIN_PORT.
 # COMPOSE_PROJECT_NAME (default pda) names containers and volumes.
+# Secrets (the api's cursor secret, the PostgreSQL passwords) come from PDA_COMPOSE_ENV_FILE (default
+# <repo>/.env), which `up` writes with random values when it is missing (lib/secrets.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$CONTAINERS_HOME/lib/engine.sh"
+source "$CONTAINERS_HOME/lib/secrets.sh"
 
 export COMPOSE_PROJECT_NAME="${COMPOSE_PROJECT_NAME:-pda}"
 export PDA_PG_PORT="${PDA_PG_PORT:-55432}" API_PORT="${API_PORT:-8080}"
@@ -45,8 +48,9 @@ http_200() { [[ "$(curl -s -o /dev/null -w '%{http_code}' "$@")" == 200 ]]; }
 seed_demo() {
   # shellcheck source=../../scripts/lib/bootstrap.sh
   source "$REPO_ROOT/scripts/lib/bootstrap.sh"
-  export PDA_PG_HOST=127.0.0.1 PDA_PG_USER=pda PDA_PG_PASSWORD=pda PDA_PG_DATABASE=pda
-  local pg="postgresql://pda:pda@127.0.0.1:$PDA_PG_PORT/pda" count
+  # PDA_PG_PASSWORD: exported from the env file (load_env_file).
+  export PDA_PG_HOST=127.0.0.1 PDA_PG_USER=pda PDA_PG_DATABASE=pda
+  local count
   count=$(compose exec -T postgres psql -U pda -d pda -tAc 'SELECT count(*) FROM companies' | tr -d '[:space:]')
   if [[ "$count" == 0 ]]; then
     containers_log "seeding demo data (3 companies)"
@@ -59,12 +63,13 @@ seed_demo() {
   (cd "$REPO_ROOT" && pnpm --silent --filter @pda/ops keys -- issue --company "$company" --name "compose demo key" \
     --scopes sites:read,services:read,equipment:read,equipment-categories:read,consumables:read --json) |
     node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))'
-  : "$pg"
 }
 
 cmd_up() {
   bash "$CONTAINERS_HOME/build-images.sh"
   load_tables
+  ensure_env_file
+  load_env_file
   compose up -d
   wait_for 300 "the api" http_200 "http://127.0.0.1:$API_PORT/v1/version"
   local key
@@ -76,6 +81,7 @@ Demo API key (shown once; only its SHA-256 is stored):
   export KEY='$key'
 Try:
   curl -s -H "Authorization: Bearer \$KEY" "http://127.0.0.1:$API_PORT/v1/sites?limit=2"
+Secrets (the PostgreSQL passwords, the api's cursor secret): $COMPOSE_ENV_FILE, kept by 'down'.
 Stop and remove everything: bash ops/containers/compose.sh down
 EOT
 }
@@ -86,12 +92,15 @@ case "${1:-}" in
 up) cmd_up ;;
 down)
   load_tables
+  load_env_file
+  placeholder_secrets
   compose down -v --remove-orphans
   ;;
 ps | logs | exec | restart | stop | start)
   load_tables
+  load_env_file
   compose "$@"
   ;;
--h | --help | "") sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+-h | --help | "") sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
 *) containers_die "unknown command '$1' (up, down, ps, logs, exec, restart, stop, start)" ;;
 esac

@@ -3,7 +3,11 @@
 // name; then the partner's view through the api: page a collection to its end, see an update made
 // in PostgreSQL, restart the ingest container while rows change and lose nothing; then
 // `compose.sh down` and nothing of the project is left (containers, network, volumes).
+// No secret defaults: compose refuses to start without each secret, `up` writes random ones to a
+// private env file, and no process of the running pipeline has one on its command line.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@pda/projections/testing';
@@ -14,6 +18,9 @@ import { repoRoot, waitFor } from '../src/stack-env.ts';
 const run = promisify(execFile);
 const project = `pdatest${process.pid}`;
 const composeScript = join(repoRoot, 'ops/containers/compose.sh');
+const SECRETS = ['API_CURSOR_SECRET', 'PDA_PG_PASSWORD', 'PDA_DEBEZIUM_PASSWORD', 'PDA_REGISTRY_DB_PASSWORD'];
+const envDir = mkdtempSync(join(tmpdir(), 'pda-compose-env-'));
+const envFile = join(envDir, '.env');
 
 interface Ports {
   pg: number;
@@ -26,6 +33,8 @@ interface Ports {
 }
 let ports: Ports;
 let env: NodeJS.ProcessEnv;
+let secrets: Record<string, string>;
+let upOutput: string;
 let key: string;
 let pool: pg.Pool;
 let companyId: string;
@@ -86,8 +95,13 @@ beforeAll(async () => {
     apiAdmin: await freePort(),
     ingestAdmin: await freePort(),
   };
+  // None of the secrets from this process: compose.sh takes them from its env file, made here.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !SECRETS.includes(name)),
+  );
   env = {
-    ...process.env,
+    ...inherited,
+    PDA_COMPOSE_ENV_FILE: envFile,
     COMPOSE_PROJECT_NAME: project,
     PDA_PG_PORT: String(ports.pg),
     PDA_KAFKA_PORT: String(ports.kafka),
@@ -97,15 +111,19 @@ beforeAll(async () => {
     API_ADMIN_PORT: String(ports.apiAdmin),
     INGEST_ADMIN_PORT: String(ports.ingestAdmin),
   };
-  const { stdout } = await compose('up');
+  const { stdout, stderr } = await compose('up');
+  upOutput = stderr;
   const match = /export KEY='([^']+)'/.exec(stdout);
   if (!match?.[1]) throw new Error(`compose.sh up printed no demo key:\n${stdout}`);
   key = match[1];
+  secrets = Object.fromEntries(
+    [...readFileSync(envFile, 'utf8').matchAll(/^([A-Z_]+)=(.+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+  );
   pool = new pg.Pool({
     host: '127.0.0.1',
     port: ports.pg,
     user: 'pda',
-    password: 'pda',
+    password: secrets.PDA_PG_PASSWORD ?? '',
     database: 'pda',
     max: 2,
   });
@@ -118,7 +136,55 @@ beforeAll(async () => {
 afterAll(async () => {
   if (pool && !pool.ended) await pool.end();
   await compose('down').catch((error: unknown) => console.error('compose.sh down failed', error));
+  rmSync(envDir, { recursive: true, force: true });
 }, 300_000);
+
+/** `docker-compose config` (or v2's `docker compose config`) with only these secrets set, no env file. */
+async function composeConfig(secretEnv: Record<string, string>) {
+  const v2 = await run('docker', ['compose', 'version']).then(
+    () => true,
+    () => false,
+  );
+  const [command, ...first] = v2 ? ['docker', 'compose'] : ['docker-compose'];
+  const args = [...first, '--project-directory', repoRoot, '-f', join(repoRoot, 'docker-compose.yml')];
+  // versions.env instead of <repo>/.env, as compose.sh does: a developer's .env must not count.
+  args.push('--env-file', join(repoRoot, 'ops/stack/versions.env'), 'config');
+  const bare = { PATH: process.env.PATH, HOME: process.env.HOME, PDA_CAPTURED_TABLES: 'sites', ...secretEnv };
+  return run(command ?? 'docker-compose', args, { env: bare }).then(
+    ({ stdout }) => ({ ok: true, output: stdout }),
+    (error: { stderr?: string }) => ({ ok: false, output: error.stderr ?? '' }),
+  );
+}
+
+describe('docker-compose: no secret defaults', () => {
+  it('refuses to start without each secret, naming it', async () => {
+    const all = Object.fromEntries(
+      SECRETS.map((name) => [name, `value-of-${name}-0123456789abcdef0123456789`]),
+    );
+    expect((await composeConfig(all)).ok).toBe(true);
+    for (const name of SECRETS) {
+      const { [name]: _, ...others } = all;
+      const result = await composeConfig(others);
+      expect(result.ok, name).toBe(false);
+      expect(result.output).toContain(`set ${name}, `);
+    }
+  });
+
+  it('up wrote random secrets to a private env file', () => {
+    expect(upOutput).toContain(`wrote random secrets for the demo to ${envFile} (mode 0600`);
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    expect(Object.keys(secrets)).toEqual(SECRETS);
+    for (const value of Object.values(secrets)) expect(value).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('no process of the pipeline has a secret on its command line', async () => {
+    const { stdout } = await run('ps', ['-wweo', 'args'], { maxBuffer: 16 * 2 ** 20 });
+    // The processes that hold one: the registry's JVM, PostgreSQL and its sessions, Connect, the api.
+    expect(stdout).toMatch(/java .*apicurio-registry-app-[\d.]+-runner\.jar/);
+    expect(stdout).toMatch(/postgres -D /);
+    for (const [name, value] of Object.entries(secrets)) expect(stdout.includes(value), name).toBe(false);
+  });
+});
 
 describe('docker-compose: the pipeline in containers', () => {
   it('serves the demo company through the api: every site, paged to the end', async () => {

@@ -63,6 +63,8 @@ async function startPostgres(port: number, capturedTables: string): Promise<Star
       PGPORT: String(port),
       PDA_DEBEZIUM_USER: DEBEZIUM.user,
       PDA_DEBEZIUM_PASSWORD: DEBEZIUM.password,
+      // The registry's role (ops/stack/sql/registry-db.sql); startRegistry logs in with it.
+      PDA_REGISTRY_DB_PASSWORD: 'pda_registry',
       PDA_CAPTURED_TABLES: capturedTables,
     })
     .withCopyFilesToContainer([

@@ -3,19 +3,20 @@
 # native stack applies (ops/stack/sql/*.sql, ops/db/schema.sql). Runs once, on an empty data dir,
 # as POSTGRES_USER (a superuser in this image) over the init-time socket. The captured tables come
 # from PDA_CAPTURED_TABLES (comma-separated, the output of ops/stack/captured-tables.ts: the table
-# registry's list), which docker-compose.yml requires.
+# registry's list), which docker-compose.yml requires. The passwords (POSTGRES_PASSWORD,
+# PDA_DEBEZIUM_PASSWORD, PDA_REGISTRY_DB_PASSWORD, all required) reach psql through its environment
+# (the SQL's \getenv), never its command line.
 set -euo pipefail
 captured_tables="${PDA_CAPTURED_TABLES:?PDA_CAPTURED_TABLES is not set (export PDA_CAPTURED_TABLES=\$(node ops/stack/captured-tables.ts) before docker compose up)}"
 psql_run() { psql -X -q -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" "$@"; }
 
-psql_run --dbname postgres \
-  -v app_user="$POSTGRES_USER" -v app_password="$POSTGRES_PASSWORD" -v dbname="$POSTGRES_DB" \
-  -v cdc_user="$PDA_DEBEZIUM_USER" -v cdc_password="$PDA_DEBEZIUM_PASSWORD" \
+PDA_PG_PASSWORD="${POSTGRES_PASSWORD:?}" PDA_DEBEZIUM_PASSWORD="${PDA_DEBEZIUM_PASSWORD:?PDA_DEBEZIUM_PASSWORD is not set}" \
+  psql_run --dbname postgres -v app_user="$POSTGRES_USER" -v dbname="$POSTGRES_DB" -v cdc_user="$PDA_DEBEZIUM_USER" \
   -f /pda/sql/roles.sql
 psql_run --dbname "$POSTGRES_DB" -f /pda/schema.sql
 psql_run --dbname "$POSTGRES_DB" -v cdc_user="$PDA_DEBEZIUM_USER" -v captured_tables="$captured_tables" \
   -f /pda/sql/publication.sql
 # The schema registry's own role and database (its SQL storage), as the native stack makes them.
-psql_run --dbname postgres -v registry_user="${PDA_REGISTRY_DB_USER:-pda_registry}" \
-  -v registry_password="${PDA_REGISTRY_DB_PASSWORD:-pda_registry}" -v registry_db="${PDA_REGISTRY_DATABASE:-pda_registry}" \
-  -f /pda/sql/registry-db.sql
+PDA_REGISTRY_DB_PASSWORD="${PDA_REGISTRY_DB_PASSWORD:?PDA_REGISTRY_DB_PASSWORD is not set}" \
+  psql_run --dbname postgres -v registry_user="${PDA_REGISTRY_DB_USER:-pda_registry}" \
+  -v registry_db="${PDA_REGISTRY_DATABASE:-pda_registry}" -f /pda/sql/registry-db.sql

@@ -136,8 +136,9 @@ SQL
 }
 
 pg_provision() {
-  pg_psql_super -d postgres -v app_user="$PDA_PG_USER" -v app_password="$PDA_PG_PASSWORD" \
-    -v cdc_user="$PDA_DEBEZIUM_USER" -v cdc_password="$PDA_DEBEZIUM_PASSWORD" -v dbname="$PDA_PG_DATABASE" \
+  # The passwords through psql's environment (roles.sql's \getenv): its command line shows in `ps`.
+  PDA_PG_PASSWORD="$PDA_PG_PASSWORD" PDA_DEBEZIUM_PASSWORD="$PDA_DEBEZIUM_PASSWORD" pg_psql_super -d postgres \
+    -v app_user="$PDA_PG_USER" -v cdc_user="$PDA_DEBEZIUM_USER" -v dbname="$PDA_PG_DATABASE" \
     <"$STACK_HOME/sql/roles.sql" >>"$PG_LOG.provision" 2>&1 || die "creating roles/database failed; see $PG_LOG.provision"
   pg_apply_schema
   [[ -n "$CAPTURED_TABLES" ]] || die "pg_provision: the captured tables are not loaded (load_captured_tables)"

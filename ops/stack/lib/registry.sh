@@ -17,10 +17,11 @@ PDA_SCHEMA_REGISTRY_URL="$REGISTRY_URL/apis/ccompat/v7"
 # changes is refused, and the connector's task fails until an operator decides (docs/operations.md).
 PDA_REGISTRY_COMPATIBILITY="${PDA_REGISTRY_COMPATIBILITY:-BACKWARD_TRANSITIVE}"
 
-# The registry's role and database (sql/registry-db.sql); cheap, runs on every `up`.
+# The registry's role and database (sql/registry-db.sql); cheap, runs on every `up`. The password
+# goes through psql's environment (the SQL's \getenv), never its command line, which `ps` shows.
 registry_provision_db() {
-  pg_psql_super -d postgres -v registry_user="$PDA_REGISTRY_DB_USER" \
-    -v registry_password="$PDA_REGISTRY_DB_PASSWORD" -v registry_db="$PDA_REGISTRY_DATABASE" \
+  PDA_REGISTRY_DB_PASSWORD="$PDA_REGISTRY_DB_PASSWORD" pg_psql_super -d postgres \
+    -v registry_user="$PDA_REGISTRY_DB_USER" -v registry_db="$PDA_REGISTRY_DATABASE" \
     <"$STACK_HOME/sql/registry-db.sql" >>"$PG_LOG.provision" 2>&1 ||
     die "creating the registry's database failed; see $PG_LOG.provision"
 }
@@ -40,15 +41,17 @@ registry_start() {
   jar="$(<"$REGISTRY_APP/runner-jar")"
   log "starting Apicurio Registry $PDA_APICURIO_REGISTRY_VERSION on $REGISTRY_URL (storage: PostgreSQL database $PDA_REGISTRY_DATABASE)"
   rm -f "$(pid_file registry)"
-  # Small pools: the default 20-100 connections would take most of PostgreSQL's 100.
-  setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$(pid_file registry)" \
+  # Small pools: the default 20-100 connections would take most of PostgreSQL's 100. The database
+  # password is in the environment (Quarkus reads apicurio.datasource.password from
+  # APICURIO_DATASOURCE_PASSWORD), not on the command line, which every user sees in `ps`.
+  APICURIO_DATASOURCE_PASSWORD="$PDA_REGISTRY_DB_PASSWORD" setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$(pid_file registry)" \
     "$(java_bin)" -Xms128m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true "-Dpda.stack.dir=$PDA_STACK_DIR" \
     -Dquarkus.http.host=127.0.0.1 "-Dquarkus.http.port=$PDA_REGISTRY_PORT" \
     -Dquarkus.http.access-log.enabled=false '-Dquarkus.log.category."io.apicurio".level=INFO' \
     '-Dquarkus.log.console.format=%d{yyyy-MM-dd HH:mm:ss} %p [%c{2.}] %m%n' '-Dapicurio.app.name=Apicurio Registry' \
     -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=postgresql \
     "-Dapicurio.datasource.url=jdbc:postgresql://$PDA_PG_HOST:$PDA_PG_PORT/$PDA_REGISTRY_DATABASE" \
-    "-Dapicurio.datasource.username=$PDA_REGISTRY_DB_USER" "-Dapicurio.datasource.password=$PDA_REGISTRY_DB_PASSWORD" \
+    "-Dapicurio.datasource.username=$PDA_REGISTRY_DB_USER" \
     -Dapicurio.datasource.jdbc.initial-size=2 -Dapicurio.datasource.jdbc.min-size=2 -Dapicurio.datasource.jdbc.max-size=10 \
     "-Dapicurio.rules.global.compatibility=$PDA_REGISTRY_COMPATIBILITY" \
     -jar "$jar" </dev/null >>"$REGISTRY_LOG" 2>&1 9>&- &
