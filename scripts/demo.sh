@@ -23,15 +23,18 @@ echo "== starting the stack (first run downloads Kafka, Connect and Debezium fro
 bash ops/stack/stack.sh up
 source_stack_env
 
-company_count=$(psql "postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE" \
-  -tAc 'SELECT count(*) FROM companies')
+# The password in psql's environment, not on its command line (`ps` shows those to every user).
+stack_psql() {
+  PGPASSWORD="$PDA_PG_PASSWORD" psql -h "$PDA_PG_HOST" -p "$PDA_PG_PORT" -U "$PDA_PG_USER" -d "$PDA_PG_DATABASE" "$@"
+}
+company_count=$(stack_psql -tAc 'SELECT count(*) FROM companies')
 if [ "$company_count" = 0 ]; then
   echo "== seeding demo data (3 companies)"
   pnpm --silent --filter @pda/ops seed -- --companies 3 --seed 42
 else
   echo "== demo data already present ($company_count companies)"
 fi
-company_id=$(psql "postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE" \
+company_id=$(stack_psql \
   -tAc 'SELECT c.id FROM companies c ORDER BY (SELECT count(*) FROM sites s WHERE s.company_id = c.id) DESC, c.id LIMIT 1')
 
 echo "== issuing a demo API key for company $company_id (shown once)"
@@ -116,7 +119,8 @@ Try:
   curl -sg -H "Authorization: Bearer \$KEY" 'http://127.0.0.1:$api_port/v1/services?fields[services]=name,client'
 
 Change a row and watch it arrive (under a second):
-  psql postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE \\
+  source $(stack_env_file)
+  PGPASSWORD=\$PDA_PG_PASSWORD psql -h \$PDA_PG_HOST -p \$PDA_PG_PORT -U \$PDA_PG_USER -d \$PDA_PG_DATABASE \\
     -c "UPDATE sites SET name = 'Renamed' WHERE id = (SELECT id FROM sites WHERE company_id = '$company_id' ORDER BY id LIMIT 1)"
 
 Ingest metrics: http://127.0.0.1:$admin_port/metrics   readiness: http://127.0.0.1:$admin_port/readyz

@@ -10,17 +10,18 @@ free_port() {
   node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
 }
 
-pg_url() {
-  echo "postgresql://$PDA_PG_USER:$PDA_PG_PASSWORD@$PDA_PG_HOST:$PDA_PG_PORT/$PDA_PG_DATABASE"
+# psql on the stack's database, the password in its environment (not on its command line: `ps`).
+stack_psql() {
+  PGPASSWORD="$PDA_PG_PASSWORD" psql -h "$PDA_PG_HOST" -p "$PDA_PG_PORT" -U "$PDA_PG_USER" -d "$PDA_PG_DATABASE" "$@"
 }
 
 # seed_company <seed> → prints the id of the one company it created.
 seed_company() {
   local before after
-  before=$(psql "$(pg_url)" -tAc 'SELECT id FROM companies ORDER BY id')
+  before=$(stack_psql -tAc 'SELECT id FROM companies ORDER BY id')
   pnpm --silent --filter @pda/ops seed -- --companies 1 --sites 60 --contacts-per-site 2 --services 8 \
     --categories 4 --equipment 12 --consumables 6 --seed "$1" >&2
-  after=$(psql "$(pg_url)" -tAc 'SELECT id FROM companies ORDER BY id')
+  after=$(stack_psql -tAc 'SELECT id FROM companies ORDER BY id')
   comm -13 <(echo "$before") <(echo "$after") | head -n 1
 }
 
