@@ -101,6 +101,6 @@ ps | logs | exec | restart | stop | start)
   load_env_file
   compose "$@"
   ;;
--h | --help | "") sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+-h | --help | "") sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
 *) containers_die "unknown command '$1' (up, down, ps, logs, exec, restart, stop, start)" ;;
 esac
