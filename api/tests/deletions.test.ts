@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProjectionStore } from '@pda/projections';
+import { companyPath, openWriter, ProjectionStore } from '@pda/projections';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -276,6 +276,27 @@ describe('retention: 410 sync_window_expired', () => {
       expect(after.json().data).toHaveLength(3);
     } finally {
       await pruned.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the retention horizon itself', () => {
+  test('a time exactly at the horizon is answered; a millisecond before it is 410', async () => {
+    const dir = copyOfFixture();
+    const horizonMs = t0 + 15 * MINUTE;
+    const db = openWriter(companyPath(dir, COMPANY.A));
+    db.prepare('UPDATE meta SET tombstones_since_us = ?').run(horizonMs * 1000);
+    db.close();
+    const exact = await testApp(dir, { env: { API_UPDATED_SINCE_OVERLAP_MS: '0' } });
+    try {
+      const at = await exact.inject({ url: since(horizonMs), headers: bearer(f.keys.a) });
+      expect(at.statusCode, at.body).toBe(200);
+      expect(entries(at.json())).toHaveLength(3); // the second batch, d2 > the horizon
+      const before = await exact.inject({ url: since(horizonMs - 1), headers: bearer(f.keys.a) });
+      expectProblem(before, OP, 410, 'sync_window_expired');
+    } finally {
+      await exact.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -224,6 +224,22 @@ describe('refused tokens', () => {
     }
   });
 
+  test('a token whose watermark is just below the kept deletions still works (W + 1 = the horizon)', async () => {
+    const token = await tokenOf('/v1/sites?limit=200');
+    const watermarkUs = Number(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).w);
+    const db = openWriter(companyPath(dataDir, COMPANY.A));
+    const before = db.prepare('SELECT tombstones_since_us FROM meta').pluck().get() as number;
+    try {
+      db.prepare('UPDATE meta SET tombstones_since_us = ?').run(watermarkUs + 1);
+      expect((await get(`/v1/sites?sync=${token}`)).statusCode).toBe(200);
+      db.prepare('UPDATE meta SET tombstones_since_us = ?').run(watermarkUs + 2);
+      expect((await get(`/v1/sites?sync=${token}`)).statusCode).toBe(410);
+    } finally {
+      db.prepare('UPDATE meta SET tombstones_since_us = ?').run(before);
+      db.close();
+    }
+  });
+
   test('issued on another generation of the data (a rebuild): 410 sync_window_expired', async () => {
     const token = await tokenOf('/v1/sites?limit=200');
     const rebuiltDir = mkdtempSync(join(tmpdir(), 'pda-api-sync-rebuilt-'));
