@@ -18,7 +18,7 @@ import {
   parseConfig,
   type Worker,
 } from '@pda/ingest';
-import { avroEventEncoder, sampleRow } from '@pda/ingest/testing';
+import { avroEventEncoder } from '@pda/ingest/testing';
 import { openControlReader } from '@pda/projections';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
