@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import type { CompressionSettings } from './http/encoders.ts';
 
 /** What buildApp hands every autoloaded plugin and route file. */
 export interface AppOptions {
@@ -7,4 +8,6 @@ export interface AppOptions {
   readonly now: () => number;
   /** The OpenAPI document to serve (tests may point at a copy). */
   readonly contractFile?: string | undefined;
+  /** Replaces the compression settings of plugins/compress.ts (bench/api-compression.ts compares them). */
+  readonly compression?: CompressionSettings | undefined;
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autoload from '@fastify/autoload';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AppOptions } from './app-options.ts';
 import type { Config } from './config.ts';
 import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
 import type {} from './fastify-augmentations.ts';
 import { answerClientError } from './http/client-error.ts';
+import type { CompressionSettings } from './http/encoders.ts';
 import { answerMalformedUrl } from './http/framework-error.ts';
 import { redactingLogger } from './http/log-redaction.ts';
 import { parseQueryString } from './http/query-string.ts';
@@ -25,6 +27,13 @@ export interface AppDeps {
   readonly logger?: FastifyServerOptions['logger'];
   readonly loggerInstance?: FastifyServerOptions['loggerInstance'];
   readonly contractFile?: string;
+  /** Compression settings instead of the production ones (plugins/compress.ts): benchmarks only. */
+  readonly compression?: CompressionSettings;
+  /**
+   * More plugins, registered on the root after plugins/ and before the routes (benchmarks compare
+   * the compression plugin the api had before with this one: bench/api-compression.ts).
+   */
+  readonly plugins?: readonly FastifyPluginAsync[];
 }
 
 declare module 'fastify' {
@@ -65,12 +74,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (mismatch.length > 0) throw new Error(`routes do not match the contract: ${mismatch.join('; ')}`);
   });
 
-  const options: AppOptions = { config, now: deps.now ?? Date.now, contractFile: deps.contractFile };
+  const options: AppOptions = {
+    config,
+    now: deps.now ?? Date.now,
+    contractFile: deps.contractFile,
+    compression: deps.compression,
+  };
   await app.register(autoload, {
     dir: fileURLToPath(new URL('./plugins', import.meta.url)),
     options,
     ignorePattern: /\.test\.ts$/,
   });
+  for (const plugin of deps.plugins ?? []) await app.register(fp(plugin));
   await app.register(autoload, {
     dir: fileURLToPath(new URL('./routes', import.meta.url)),
     options,

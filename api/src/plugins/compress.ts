@@ -1,25 +1,89 @@
-import compress from '@fastify/compress';
+import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import type { AppOptions } from '../app-options.ts';
+import { negotiateEncoding } from '../http/accept-encoding.ts';
+import { type Coding, type CompressionSettings, encoders } from '../http/encoders.ts';
+import { addVary } from '../http/private-headers.ts';
 
 /**
- * Response compression for partners on real networks (api/README.md, "Compression"): a response
- * of at least API_COMPRESS_MIN_BYTES (default 1 KiB: a 50-row page is ~32 KB, an item ~1 KB) is
- * sent gzip- or brotli-encoded when the request's Accept-Encoding allows it, with
- * `Vary: Accept-Encoding`. Requests without Accept-Encoding get the bytes unchanged and pay
- * nothing. Brotli runs at quality 4 (@fastify/compress's default): bench/README.md measured it
- * against gzip. API_COMPRESS_MIN_BYTES=0 turns compression off.
+ * Response compression (api/README.md, "Compression"): a JSON or problem response of at least
+ * API_COMPRESS_MIN_BYTES is sent in the coding the request's Accept-Encoding prefers
+ * (http/accept-encoding.ts), compressed in one call (http/encoders.ts), with
+ * `Vary: Accept-Encoding` and the compressed Content-Length (HEAD too: Fastify's HEAD route measures
+ * the same bytes). API_COMPRESS_MIN_BYTES=0 turns compression off.
+ *
+ * Every common client sends `Accept-Encoding: gzip, deflate, br`, so this is the path most pages
+ * take; the settings are what bench/api-compression.ts measured cheapest per page (api/README.md
+ * has the table): fast levels, whose bytes stay within a tenth of zlib's default level; among
+ * codings accepted with the same q-value, zstd when asked for (the cheapest and smallest), then
+ * gzip (brotli's fast qualities cost as much for more bytes).
  */
+export const COMPRESSION: CompressionSettings = {
+  offered: ['zstd', 'gzip', 'deflate', 'br'],
+  zlibLevel: 1,
+  brotliQuality: 1,
+  zstdLevel: 1,
+  reuseZlib: true,
+};
+
+// Problems and JSON documents only: the api serves nothing else.
+const COMPRESSIBLE = /^application\/(?:problem\+)?json\b/i;
+
 export default fp(
-  async (app) => {
+  async (app, options: AppOptions) => {
     const threshold = app.config.compressMinBytes;
     if (threshold === 0) return;
-    await app.register(compress, {
-      global: true,
-      threshold,
-      encodings: ['br', 'gzip'],
-      // Problems and JSON documents only: the api serves nothing else.
-      customTypes: /^application\/(?:problem\+)?json/,
+    const settings = options.compression ?? COMPRESSION;
+    const encode = encoders(settings);
+    // Clients repeat the same few headers: each is parsed once (a bounded memo).
+    const chosen = new Map<string, Coding | undefined>();
+    const negotiate = (header: string | undefined): Coding | undefined => {
+      if (header === undefined) return undefined;
+      if (chosen.has(header)) return chosen.get(header);
+      const coding = negotiateEncoding(header, settings.offered);
+      if (chosen.size >= 100) chosen.clear();
+      chosen.set(header, coding);
+      return coding;
+    };
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (!eligible(reply, payload, threshold)) {
+        done(null, payload);
+        return;
+      }
+      // Whether or not this request gets it encoded, another request for it might.
+      addVary(reply, ['Accept-Encoding']);
+      const coding = negotiate(request.headers['accept-encoding']);
+      if (coding === undefined) {
+        done(null, payload);
+        return;
+      }
+      let body: Buffer;
+      try {
+        body = encode[coding](payload);
+      } catch (error) {
+        // The plain bytes are as good an answer: a failed compression never becomes an error.
+        request.log.warn({ err: error, coding }, 'compression failed, sent uncompressed');
+        done(null, payload);
+        return;
+      }
+      reply.header('content-encoding', coding);
+      // Fastify sets the length of the bytes it is handed.
+      reply.removeHeader('content-length');
+      done(null, body);
     });
   },
   { name: 'pda-compress', fastify: '5.x', dependencies: ['pda-config'] },
 );
+
+function eligible(reply: FastifyReply, payload: unknown, threshold: number): payload is string | Buffer {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return false;
+  const status = reply.statusCode;
+  if (status === 204 || status === 304 || status < 200) return false;
+  if (reply.hasHeader('content-encoding')) return false;
+  const type = reply.getHeader('content-type');
+  if (typeof type !== 'string' || !COMPRESSIBLE.test(type)) return false;
+  // A string's length in UTF-16 units never exceeds its length in UTF-8 bytes.
+  return (
+    payload.length >= threshold || (typeof payload === 'string' && Buffer.byteLength(payload) >= threshold)
+  );
+}
