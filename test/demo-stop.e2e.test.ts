@@ -16,7 +16,14 @@ import { repoRoot } from './src/stack-env.ts';
 const roots: string[] = [];
 afterAll(() => {
   for (const root of roots) {
-    for (const pid of serversOf(root)) process.kill(pid, 'SIGKILL');
+    // Every process of a run that failed before its SIGTERM: the servers and whatever they started.
+    for (const pid of processesOf(join(root, 'data'))) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
     rmSync(root, { recursive: true, force: true });
   }
 });
