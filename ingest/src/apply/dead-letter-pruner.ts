@@ -7,6 +7,7 @@
  * nothing to do.
  */
 import type { Logger } from 'pino';
+import { type PeriodicPasses, periodicPasses } from './periodic-passes.ts';
 
 /** A step deletes at most this many dead letters (one short control transaction). */
 const STEP_MAX_ROWS = 1_000;
@@ -17,12 +18,7 @@ export interface DeadLetterPassSummary {
   readonly durationMs: number;
 }
 
-export interface DeadLetterPruner {
-  /** One whole pass now (tests; the timer calls it too). Resolves with what it did. */
-  runPass(): Promise<DeadLetterPassSummary>;
-  /** Stops the timer and waits for a running pass to end after its current step. */
-  stop(): Promise<void>;
-}
+export type DeadLetterPruner = PeriodicPasses<DeadLetterPassSummary>;
 
 export function startDeadLetterPruner(deps: {
   /** The writer's step: ProjectionStore.pruneDeadLetters, or the apply thread's. */
@@ -34,10 +30,8 @@ export function startDeadLetterPruner(deps: {
   readonly stepMaxRows?: number;
 }): DeadLetterPruner {
   const stepMaxRows = Math.max(1, deps.stepMaxRows ?? STEP_MAX_ROWS);
-  let stopping = false;
-  let running: Promise<DeadLetterPassSummary> | undefined;
 
-  async function pass(): Promise<DeadLetterPassSummary> {
+  async function pass(stopping: () => boolean): Promise<DeadLetterPassSummary> {
     const started = performance.now();
     let pruned = 0;
     let steps = 0;
@@ -49,39 +43,16 @@ export function startDeadLetterPruner(deps: {
       more = step.pruned >= stepMaxRows;
       // Let queued batches and I/O in between steps (the synchronous store runs on this thread).
       if (more) await new Promise((resolve) => setImmediate(resolve));
-    } while (more && !stopping);
+    } while (more && !stopping());
     const summary = { pruned, steps, durationMs: Math.round((performance.now() - started) * 10) / 10 };
     if (pruned > 0) deps.logger.info({ ...summary, complete: !more }, 'dead letters pruned');
     return summary;
   }
 
-  function runPass(): Promise<DeadLetterPassSummary> {
-    if (!running) {
-      running = pass().finally(() => {
-        running = undefined;
-      });
-    }
-    return running;
-  }
-
-  const timer =
-    deps.intervalMs > 0
-      ? setInterval(() => {
-          if (running || stopping) return;
-          runPass().catch((error: unknown) => {
-            // The next interval tries again; the letters stay meanwhile.
-            deps.logger.warn({ err: error }, 'dead-letter prune pass failed');
-          });
-        }, deps.intervalMs)
-      : undefined;
-  timer?.unref();
-
-  return {
-    runPass,
-    async stop() {
-      stopping = true;
-      if (timer) clearInterval(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  // The letters stay until the next interval's pass when one fails.
+  return periodicPasses(pass, {
+    intervalMs: deps.intervalMs,
+    logger: deps.logger,
+    failedMessage: 'dead-letter prune pass failed',
+  });
 }

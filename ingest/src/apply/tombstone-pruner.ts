@@ -9,6 +9,7 @@
  */
 import type { PruneCursor, PruneOptions, PruneStep } from '@pda/projections';
 import type { Logger } from 'pino';
+import { type PeriodicPasses, periodicPasses } from './periodic-passes.ts';
 
 /** A step deletes at most this many tombstones (one short transaction per file). */
 const STEP_MAX_ROWS = 1_000;
@@ -24,12 +25,7 @@ export interface PassSummary {
   readonly durationMs: number;
 }
 
-export interface TombstonePruner {
-  /** One whole pass now (tests; the timer calls it too). Resolves with what it did. */
-  runPass(): Promise<PassSummary>;
-  /** Stops the timer and waits for a running pass to end after its current step. */
-  stop(): Promise<void>;
-}
+export type TombstonePruner = PeriodicPasses<PassSummary>;
 
 export function startTombstonePruner(deps: {
   /** The writer's prune step: ProjectionStore.pruneTombstones, or the apply thread's. */
@@ -44,10 +40,8 @@ export function startTombstonePruner(deps: {
     maxRows: STEP_MAX_ROWS,
     maxFiles: STEP_MAX_FILES,
   };
-  let stopping = false;
-  let running: Promise<PassSummary> | undefined;
 
-  async function pass(): Promise<PassSummary> {
+  async function pass(stopping: () => boolean): Promise<PassSummary> {
     const started = performance.now();
     let cursor: PruneCursor | undefined;
     let cutoffUs = 0;
@@ -65,7 +59,7 @@ export function startTombstonePruner(deps: {
       cursor = step.next ?? undefined;
       // Let queued batches and I/O in between steps (the synchronous store runs on this thread).
       if (cursor) await new Promise((resolve) => setImmediate(resolve));
-    } while (cursor && !stopping);
+    } while (cursor && !stopping());
     const summary: PassSummary = {
       cutoff: new Date(cutoffUs / 1000).toISOString(),
       pruned,
@@ -78,33 +72,10 @@ export function startTombstonePruner(deps: {
     return summary;
   }
 
-  function runPass(): Promise<PassSummary> {
-    if (!running) {
-      running = pass().finally(() => {
-        running = undefined;
-      });
-    }
-    return running;
-  }
-
-  const timer =
-    deps.intervalMs > 0
-      ? setInterval(() => {
-          if (running || stopping) return;
-          runPass().catch((error: unknown) => {
-            // The next interval tries again; the tombstones stay meanwhile (kept longer is allowed).
-            deps.logger.warn({ err: error }, 'tombstone prune pass failed');
-          });
-        }, deps.intervalMs)
-      : undefined;
-  timer?.unref();
-
-  return {
-    runPass,
-    async stop() {
-      stopping = true;
-      if (timer) clearInterval(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  // The tombstones stay until the next interval's pass when one fails (kept longer is allowed).
+  return periodicPasses(pass, {
+    intervalMs: deps.intervalMs,
+    logger: deps.logger,
+    failedMessage: 'tombstone prune pass failed',
+  });
 }
