@@ -35,14 +35,17 @@ export class SecretFile {
  * file (never its content) when it is unreadable or empty.
  */
 export function readSecretFile(file: string): SecretFile {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  const value = text.trim();
+  const value = readTrimmedFile(file);
   if (value.length === 0) throw new Error(`${file} is empty`);
   if (/[\r\n]/.test(value)) throw new Error(`${file} must hold one line`);
   return new SecretFile(file, value);
+}
+
+/** A secret file's text without surrounding whitespace; throws one line naming the file (ops/admin-token.ts too). */
+export function readTrimmedFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
 }

@@ -6,7 +6,7 @@
  * lists of /readyz). The rebuild command reads the same setting to call the port.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readTrimmedFile } from '../secret-file.ts';
 
 /** As long as `openssl rand -hex 16`; what `openssl rand -hex 32` writes passes with room. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -46,13 +46,7 @@ export class AdminToken {
 
 /** Reads the token file: surrounding whitespace (a final newline) is dropped. Throws one line. */
 export function readAdminToken(file: string): AdminToken {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  const value = text.trim();
+  const value = readTrimmedFile(file);
   if (!/^[\x21-\x7e]+$/.test(value) || value.length < MIN_ADMIN_TOKEN_LENGTH) {
     throw new Error(
       `${file} must hold one token of at least ${MIN_ADMIN_TOKEN_LENGTH} visible ASCII characters (e.g. openssl rand -hex 32)`,
