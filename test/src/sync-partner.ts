@@ -8,6 +8,7 @@ import {
   type Client,
   type Resource,
   type ResourceRecord,
+  type SyncItem,
   type SyncTokens,
   SyncWindowExpiredError,
 } from '@pda/client';
@@ -34,6 +35,33 @@ export interface PartnerFigures {
   deletionsOfAbsentIds: number;
 }
 
+/** Figures of a partner that has not run yet. */
+function noFigures(): PartnerFigures {
+  return { runs: 0, fullExports: 0, records: 0, duplicateRecords: 0, deletions: 0, deletionsOfAbsentIds: 0 };
+}
+
+/**
+ * Applies one change of an incremental run to a resource's copy, counting it: a record upserted (a
+ * duplicate when the copy already held it as is), a deletion removed (of an id not held, or not).
+ * Returns whether a record was a duplicate.
+ */
+function applyCounted(
+  records: Map<string, ResourceRecord<Resource>>,
+  item: SyncItem<Resource>,
+  figures: PartnerFigures,
+): boolean {
+  if (item.kind === 'record') {
+    figures.records += 1;
+    const duplicate = isDeepStrictEqual(records.get(item.record.id), item.record);
+    if (duplicate) figures.duplicateRecords += 1;
+    records.set(item.record.id, item.record);
+    return duplicate;
+  }
+  figures.deletions += 1;
+  if (!records.delete(item.deletion.id)) figures.deletionsOfAbsentIds += 1;
+  return false;
+}
+
 /** Every record of every resource, as a full export sees them now. */
 export async function fullCopy(client: Client): Promise<Copy> {
   const copy: Copy = new Map();
@@ -47,14 +75,7 @@ export async function fullCopy(client: Client): Promise<Copy> {
 
 export class SyncPartner {
   copy: Copy = new Map();
-  readonly figures: PartnerFigures = {
-    runs: 0,
-    fullExports: 0,
-    records: 0,
-    duplicateRecords: 0,
-    deletions: 0,
-    deletionsOfAbsentIds: 0,
-  };
+  readonly figures: PartnerFigures = noFigures();
   readonly clockOffsetMs: number;
   readonly #client: Client;
   #lastStart: Date | undefined;
@@ -94,14 +115,7 @@ export class SyncPartner {
     for (const { resource, query } of SYNCED) {
       const records = this.copy.get(resource) ?? new Map();
       for await (const item of this.#client.syncSince(resource, since, { query })) {
-        if (item.kind === 'record') {
-          this.figures.records += 1;
-          if (isDeepStrictEqual(records.get(item.record.id), item.record)) this.figures.duplicateRecords += 1;
-          records.set(item.record.id, item.record);
-        } else {
-          this.figures.deletions += 1;
-          if (!records.delete(item.deletion.id)) this.figures.deletionsOfAbsentIds += 1;
-        }
+        applyCounted(records, item, this.figures);
       }
       this.copy.set(resource, records);
     }
@@ -168,12 +182,7 @@ export interface TokenPartnerFigures extends PartnerFigures {
 export class TokenPartner {
   copy: Copy = new Map();
   readonly figures: TokenPartnerFigures = {
-    runs: 0,
-    fullExports: 0,
-    records: 0,
-    duplicateRecords: 0,
-    deletions: 0,
-    deletionsOfAbsentIds: 0,
+    ...noFigures(),
     expired: 0,
     duplicatesFromPreviousRun: 0,
     statuses: new Map(),
@@ -226,20 +235,18 @@ export class TokenPartner {
       if (item.kind === 'checkpoint') {
         this.copy.set(resource, records);
         this.#tokens.set(resource, item.next);
-      } else if (item.kind === 'record') {
-        const key = `${resource}/${item.record.id}`;
-        thisRun.add(key);
-        if (from !== null) {
-          this.figures.records += 1;
-          if (isDeepStrictEqual(records.get(item.record.id), item.record)) {
-            this.figures.duplicateRecords += 1;
-            if (this.#previousRun.has(key)) this.figures.duplicatesFromPreviousRun += 1;
-          }
+      } else if (from === null) {
+        // A full export: into a new copy, not counted as changes (its deletions name nothing held).
+        if (item.kind === 'record') {
+          records.set(item.record.id, item.record);
+          thisRun.add(`${resource}/${item.record.id}`);
         }
-        records.set(item.record.id, item.record);
       } else {
-        if (from !== null) this.figures.deletions += 1;
-        if (!records.delete(item.deletion.id) && from !== null) this.figures.deletionsOfAbsentIds += 1;
+        const key = item.kind === 'record' ? `${resource}/${item.record.id}` : undefined;
+        if (applyCounted(records, item, this.figures) && this.#previousRun.has(key ?? '')) {
+          this.figures.duplicatesFromPreviousRun += 1;
+        }
+        if (key !== undefined) thisRun.add(key);
       }
     }
   }
