@@ -34,8 +34,9 @@ export type TokenSyncItem<R extends Resource> =
  * A 410 (`SyncWindowExpiredError`: the company's data was rebuilt, or the tokens are older than the
  * deletions kept) is thrown by the first request, before anything is yielded, unless a rebuild
  * lands between the two walks: either way, run `syncFrom(resource, null)` into a new copy.
- * No overlap is asked for and no clock is read: a record comes twice only when it changed while
- * the walk that first brought it was under way.
+ * No overlap is asked for and no clock is read: a record comes again only when it changed after
+ * the previous run's walk began (as already held when that walk brought the new version, or when
+ * the change left its representation as it was).
  */
 export async function* syncFrom<R extends Resource>(
   client: Pick<Client, 'list' | 'next' | 'deletions'>,
