@@ -7,14 +7,7 @@
  * drains, closes the old files and continues on the new generation with the consumer group that
  * built it (GENERATION.json), so there is never more than one writer per generation.
  */
-import {
-  isUuid,
-  openFileLimit,
-  processMemoryBytes,
-  resolveOpenFilesBound,
-  type SourceTable,
-  WRITER_DESCRIPTOR_RESERVE,
-} from '@pda/projections';
+import { isUuid, processOpenFilesBound, type SourceTable, WRITER_DESCRIPTOR_RESERVE } from '@pda/projections';
 import type { Logger } from 'pino';
 import { startDeadLetterPruner } from './apply/dead-letter-pruner.ts';
 import { createDurabilityBarrier } from './apply/durability.ts';
@@ -77,11 +70,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   let admin: AdminServer | undefined;
   let source: KafkaSource | undefined;
   // Sized once from the descriptor limit (Node raised the soft limit to the hard one at start).
-  const companyFiles = resolveOpenFilesBound(config.INGEST_MAX_OPEN_COMPANIES, {
-    limit: openFileLimit(),
-    reserve: WRITER_DESCRIPTOR_RESERVE,
-    memoryBytes: processMemoryBytes(),
-  });
+  const companyFiles = processOpenFilesBound(config.INGEST_MAX_OPEN_COMPANIES, WRITER_DESCRIPTOR_RESERVE);
   // Avro writer schemas by registry id, kept across generations (an id always names one schema).
   const avro = createAvroSupport(config, logger, metrics);
   const storage = createStorageState({

@@ -74,12 +74,21 @@ export interface FileBudgetOptions {
 }
 
 /**
+ * The descriptors kept out of the company-file budget: `wanted`, but never more than half of the
+ * limit (an unknown limit counts as 1,024), so a low limit still leaves room for some files. The
+ * writer's budget and the api's connection cap (api/src/http/descriptor-plan.ts) both use it.
+ */
+export function descriptorReserve(limit: number | undefined, wanted: number): number {
+  return Math.min(wanted, Math.floor((limit ?? UNKNOWN_LIMIT) / 2));
+}
+
+/**
  * Files that fit in the limit after the reserve, three descriptors each, and in a quarter of the
  * memory; at least 1.
  */
 export function openFilesBudget(options: FileBudgetOptions): number {
   const limit = options.limit ?? UNKNOWN_LIMIT;
-  const reserve = Math.min(options.reserve, Math.floor(limit / 2));
+  const reserve = descriptorReserve(options.limit, options.reserve);
   const byDescriptors = Math.floor((limit - reserve) / DESCRIPTORS_PER_OPEN_FILE);
   const byMemory =
     options.memoryBytes === undefined
@@ -106,6 +115,33 @@ export function resolveOpenFilesBound(setting: number | 'auto', options: FileBud
   if (setting === 'auto') return { max: budget, source: 'auto', limit: options.limit, budget };
   if (setting > budget) return { max: budget, source: 'clamped', limit: options.limit, budget };
   return { max: setting, source: 'configured', limit: options.limit, budget };
+}
+
+/**
+ * The cache bound of this process: its open-file limit (Node raised the soft limit to the hard one
+ * at start) and its memory, after `reserve` descriptors for everything else. The writer
+ * (ProjectionStore, ingest's worker) and the api's read cache size their caches with it.
+ */
+export function processOpenFilesBound(setting: number | 'auto', reserve: number): OpenFilesBound {
+  return resolveOpenFilesBound(setting, {
+    limit: openFileLimit(),
+    reserve,
+    memoryBytes: processMemoryBytes(),
+  });
+}
+
+/**
+ * Runs `open`; if it ran out of descriptors (a limit lower than the bound assumed, or descriptors
+ * held elsewhere in the process), asks `giveBack` to close some open files and, when it did (true),
+ * runs `open` once more. The writer's and the api's file caches both recover this way.
+ */
+export function retryOutOfDescriptors<T>(open: () => T, giveBack: () => boolean): T {
+  try {
+    return open();
+  } catch (error) {
+    if (!isOutOfDescriptors(error) || !giveBack()) throw error;
+    return open();
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
+  descriptorReserve,
   isOutOfDescriptors,
   MIN_OPEN_FILE_LIMIT,
   OutOfDescriptorsError,
@@ -9,6 +10,7 @@ import {
   openFilesBudget,
   processMemoryBytes,
   resolveOpenFilesBound,
+  retryOutOfDescriptors,
 } from '../src/index.ts';
 
 // Cache bounds from the descriptor limit (src/descriptors.ts): three descriptors per open file.
@@ -102,5 +104,50 @@ describe('isOutOfDescriptors', () => {
     [null, false],
   ])('%o → %s', (error, expected) => {
     expect(isOutOfDescriptors(error)).toBe(expected);
+  });
+});
+
+describe('descriptorReserve', () => {
+  it('keeps what is wanted, at most half of the limit (1,024 when unknown)', () => {
+    expect(descriptorReserve(1_048_576, 512)).toBe(512);
+    expect(descriptorReserve(600, 512)).toBe(300);
+    expect(descriptorReserve(undefined, 2048)).toBe(512);
+  });
+});
+
+describe('retryOutOfDescriptors', () => {
+  const emfile = () => Object.assign(new Error('too many open files'), { code: 'EMFILE' });
+
+  it('retries once after the files were given back', () => {
+    let calls = 0;
+    let gaveBack = 0;
+    const open = () => {
+      calls++;
+      if (calls === 1) throw emfile();
+      return 'opened';
+    };
+    expect(retryOutOfDescriptors(open, () => ++gaveBack > 0)).toBe('opened');
+    expect([calls, gaveBack]).toEqual([2, 1]);
+  });
+
+  it('rethrows when nothing could be given back, or for another error', () => {
+    expect(() =>
+      retryOutOfDescriptors(
+        () => {
+          throw emfile();
+        },
+        () => false,
+      ),
+    ).toThrow('too many open files');
+    let gaveBack = 0;
+    expect(() =>
+      retryOutOfDescriptors(
+        () => {
+          throw new Error('boom');
+        },
+        () => ++gaveBack > 0,
+      ),
+    ).toThrow('boom');
+    expect(gaveBack).toBe(0);
   });
 });

@@ -5,6 +5,7 @@
  * cannot take the descriptors that Node itself needs: out of descriptors, even reading the process's
  * memory fails (EMFILE in process.memoryUsage(), which the load shedding samples every second).
  */
+import { descriptorReserve } from '@pda/projections';
 
 /** Descriptors kept for everything but company files: connections, control.sqlite, Node's own. */
 export const API_DESCRIPTOR_RESERVE = 2048;
@@ -24,7 +25,6 @@ export interface DescriptorPlan {
 }
 
 export function descriptorPlan(limit: number | undefined): DescriptorPlan {
-  const known = limit ?? 1024;
-  const reserve = Math.min(API_DESCRIPTOR_RESERVE, Math.floor(known / 2));
+  const reserve = descriptorReserve(limit, API_DESCRIPTOR_RESERVE);
   return { limit, reserve, maxConnections: Math.max(1, reserve - INTERNAL) };
 }

@@ -1,4 +1,4 @@
-import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '@pda/projections';
+import { processOpenFilesBound } from '@pda/projections';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 import { API_DESCRIPTOR_RESERVE } from '../http/descriptor-plan.ts';
@@ -15,11 +15,7 @@ export default fp(
   async (app, options: AppOptions) => {
     const { config } = options;
     // Node raised the soft descriptor limit to the hard one at start: size the cache from it.
-    const bound = resolveOpenFilesBound(config.maxOpenCompanies, {
-      limit: openFileLimit(),
-      reserve: API_DESCRIPTOR_RESERVE,
-      memoryBytes: processMemoryBytes(),
-    });
+    const bound = processOpenFilesBound(config.maxOpenCompanies, API_DESCRIPTOR_RESERVE);
     if (bound.source === 'clamped') {
       app.log.warn(
         { configured: config.maxOpenCompanies, used: bound.max, openFileLimit: bound.limit },

@@ -6,13 +6,13 @@ import {
   companyPath,
   controlPath,
   DEFAULT_STATEMENTS_PER_HANDLE,
-  isOutOfDescriptors,
   openCompanyReader,
   openControlReader,
   type ProjectionDb,
   ReadHandle,
   type ReadHandleOptions,
   readCompanyFaults,
+  retryOutOfDescriptors,
   StatementCounts,
 } from '@pda/projections';
 import { LRUCache } from 'lru-cache';
@@ -216,13 +216,11 @@ export class ProjectionFiles {
 
   /** Opens through `open`; out of descriptors, closes half of the open company files and retries once. */
   #opening<T>(open: () => T): T {
-    try {
-      return open();
-    } catch (error) {
-      if (!isOutOfDescriptors(error) || this.#companies.size === 0) throw error;
+    return retryOutOfDescriptors(open, () => {
+      if (this.#companies.size === 0) return false;
       this.#evict(Math.ceil(this.#companies.size / 2));
-      return open();
-    }
+      return true;
+    });
   }
 
   #evict(count: number): void {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
-import { isOutOfDescriptors } from '../descriptors.ts';
+import { retryOutOfDescriptors } from '../descriptors.ts';
 import { CompanyFileDamagedError } from '../errors.ts';
 import { companyPath } from '../paths.ts';
 import type { StatementBound } from '../statement-lru.ts';
@@ -154,13 +154,14 @@ export class CompanyFiles {
     if (this.#guard.expectsFile(companyId) && !existsSync(companyPath(this.#dataDir, companyId))) {
       throw new CompanyFileDamagedError(companyId, 'missing: the file was deleted while closed');
     }
-    try {
-      return new CompanyFile(this.#dataDir, companyId, this.#clock, this.#statements);
-    } catch (error) {
-      if (!isOutOfDescriptors(error) || this.#open.size === 0) throw error;
-      for (let n = Math.ceil(this.#open.size / 2); n > 0; n--) this.#evictOne();
-      return new CompanyFile(this.#dataDir, companyId, this.#clock, this.#statements);
-    }
+    return retryOutOfDescriptors(
+      () => new CompanyFile(this.#dataDir, companyId, this.#clock, this.#statements),
+      () => {
+        if (this.#open.size === 0) return false;
+        for (let n = Math.ceil(this.#open.size / 2); n > 0; n--) this.#evictOne();
+        return true;
+      },
+    );
   }
 
   #evictOne(): void {

@@ -1,5 +1,5 @@
 import type { Change } from '../change.ts';
-import { openFileLimit, processMemoryBytes, resolveOpenFilesBound } from '../descriptors.ts';
+import { processOpenFilesBound } from '../descriptors.ts';
 import { CompanyFileDamagedError, InvalidCompanyIdError } from '../errors.ts';
 import { isUuid } from '../paths.ts';
 import { DEFAULT_STATEMENTS_PER_HANDLE, StatementCounts } from '../statement-lru.ts';
@@ -113,13 +113,7 @@ export class ProjectionStore {
     this.#maxStatements = Math.max(1, options.maxStatementsPerFile ?? DEFAULT_STATEMENTS_PER_HANDLE);
     const statements = { max: this.#maxStatements, counts: this.#statements };
     this.#control = new ControlFile(options.dataDir, statements, options.deadLetters);
-    const max =
-      options.maxOpenCompanies ??
-      resolveOpenFilesBound('auto', {
-        limit: openFileLimit(),
-        reserve: WRITER_DESCRIPTOR_RESERVE,
-        memoryBytes: processMemoryBytes(),
-      }).max;
+    const max = options.maxOpenCompanies ?? processOpenFilesBound('auto', WRITER_DESCRIPTOR_RESERVE).max;
     this.#files = new CompanyFiles(
       options.dataDir,
       max,
