@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateCompanyData, type SiteRow } from '@pda/ops';
+import { generateCompanyData, type SiteRow } from '@pda/ops/seed';
 import {
   type Change,
   openCompanyWriter,

@@ -17,12 +17,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_COUNTS, pgConfigFromEnv, readStackEnv, reconcile, seedDatabase } from '@pda/ops';
+import { pgConfigFromEnv } from '@pda/ops/pg';
+import { reconcile } from '@pda/ops/reconcile';
+import { DEFAULT_COUNTS, seedDatabase } from '@pda/ops/seed';
+import { readStackEnv } from '@pda/ops/stack';
 import { ProjectionStore } from '@pda/projections';
 import { makeUpsert } from '@pda/projections/testing';
 import pg from 'pg';
-import { SourceReader } from '../ops/src/reconcile/source.ts';
-import { CONTROL_PLANS, TENANT_PLANS } from '../ops/src/reconcile/tables.ts';
+import { SourceReader } from '../ops/reconcile/source.ts';
+import { CONTROL_PLANS, TENANT_PLANS } from '../ops/reconcile/tables.ts';
 
 const SCHEMA = 'bench_reconcile';
 const { values } = parseArgs({

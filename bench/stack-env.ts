@@ -1,8 +1,8 @@
-/** The running native stack's addresses, read by @pda/ops (<stack dir>/env, written by ops/stack/stack.sh up). */
+/** The running native stack's addresses, read by @pda/ops/stack (<stack dir>/env, written by ops/stack/stack.sh up). */
 import { join } from 'node:path';
-import { readStackEnv } from '@pda/ops';
+import { readStackEnv } from '@pda/ops/stack';
 
-export { readStackEnv, stackEnvFile } from '@pda/ops';
+export { readStackEnv, stackEnvFile } from '@pda/ops/stack';
 
 export const repoRoot = join(import.meta.dirname, '..');
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPda } from '@pda/analysts/testing';
-import { deleteCompanies, seedDatabase } from '@pda/ops';
+import { deleteCompanies, seedDatabase } from '@pda/ops/seed';
 import { companyPath, latestVersion, openReader } from '@pda/projections';
 import { parquetReadObjects } from 'hyparquet';
 import type pg from 'pg';

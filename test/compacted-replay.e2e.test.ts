@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, loadAvscTypes, parseConfig, rebuild } from '@pda/ingest';
-import { deleteCompanies } from '@pda/ops';
+import { deleteCompanies } from '@pda/ops/seed';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -17,7 +17,7 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { readStackEnv } from '@pda/ops';
+import { readStackEnv } from '@pda/ops/stack';
 import { openCompanyReader } from '@pda/projections';
 import { freePort } from '@pda/projections/testing';
 import { Kafka, logLevel } from 'kafkajs';

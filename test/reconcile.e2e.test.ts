@@ -1,4 +1,4 @@
-// reconcile (@pda/ops, `pnpm -s reconcile`) on the real pipeline: PostgreSQL → Debezium → Kafka →
+// reconcile (@pda/ops/reconcile, `pnpm -s reconcile`) on the real pipeline: PostgreSQL → Debezium → Kafka →
 // ingest → SQLite. A company written through PostgreSQL reconciles with no difference; damage done
 // to its projection file directly (a row deleted, a column changed, a stored document changed, a
 // row added) is reported exactly, with ids and columns, and the CLI exits 1; a projection that can
@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reconcile } from '@pda/ops';
+import { reconcile } from '@pda/ops/reconcile';
 import { companyPath, controlPath, openWriter } from '@pda/projections';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@
 // then equal PostgreSQL. The measured figures go to .data/fault-campaign/replicas.json.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { reconcile } from '@pda/ops';
+import { reconcile } from '@pda/ops/reconcile';
 import { freePort } from '@pda/projections/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

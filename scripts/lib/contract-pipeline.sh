@@ -32,11 +32,12 @@ issue_key() {
 }
 
 # delete_company <companyId>: the company, what it owns and its keys (ops' deleteCompanies), so the
-# shared database is left as found. Run inside the ops package so '@pda/ops' resolves to itself.
+# shared database is left as found. Run inside the ops package so '@pda/ops/…' resolves to itself.
 delete_company() {
   (cd "$repo_root/ops" && COMPANY_ID="$1" node --input-type=module-typescript -e "
     import pg from 'pg';
-    import { deleteCompanies, pgConfigFromEnv } from '@pda/ops';
+    import { pgConfigFromEnv } from '@pda/ops/pg';
+    import { deleteCompanies } from '@pda/ops/seed';
     const client = new pg.Client(pgConfigFromEnv());
     await client.connect();
     try { await deleteCompanies(client, [process.env.COMPANY_ID]); } finally { await client.end(); }

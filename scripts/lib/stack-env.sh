@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the top-level scripts: reads the env file of the stack that `ops/stack/stack.sh up`
 # started, <stack dir>/env, where the stack dir is PDA_STACK_DIR or <repo>/.stack
-# (ops/stack/README.md), the same rule stack.sh and @pda/ops' readStackEnv follow.
+# (ops/stack/README.md), the same rule stack.sh and @pda/ops/stack's readStackEnv follow.
 
 stack_env_file() {
   local root

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BalancerNode, type NodePorts, renderHaproxyConfig } from '@pda/ops';
+import { type BalancerNode, type NodePorts, renderHaproxyConfig } from '@pda/ops/balancer';
 import { freePort } from '@pda/projections/testing';
 import { waitFor } from './stack-env.ts';
 

@@ -1,8 +1,8 @@
 // The projection compared with PostgreSQL, row by row and column by column, stored documents
-// included: the assertion form of @pda/ops' reconcile (the one implementation of the comparison
+// included: the assertion form of reconcile of @pda/ops/reconcile (the one implementation of the comparison
 // and its mappings). No waiting for rows in flight: callers that need the projection to settle
 // retry (waitFor) until it passes.
-import { reconcile } from '@pda/ops';
+import { reconcile } from '@pda/ops/reconcile';
 import type pg from 'pg';
 import { expect } from 'vitest';
 

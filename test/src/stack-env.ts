@@ -1,12 +1,12 @@
 // Helpers for tests and scripts that talk to the native stack started by ops/stack/stack.sh:
-// pg / kafkajs clients from its addresses (read by @pda/ops' readStackEnv), polling for a condition.
+// pg / kafkajs clients from its addresses (read by readStackEnv of @pda/ops/stack), polling for a condition.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadStackEnv, stackEnvFile } from '@pda/ops';
+import { loadStackEnv, stackEnvFile } from '@pda/ops/stack';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
-export { loadStackEnv, stackDir } from '@pda/ops';
+export { loadStackEnv, stackDir } from '@pda/ops/stack';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

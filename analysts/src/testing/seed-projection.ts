@@ -1,4 +1,4 @@
-import { DEFAULT_COUNTS, generateCompanyData, type SeedCounts } from '@pda/ops';
+import { DEFAULT_COUNTS, generateCompanyData, type SeedCounts } from '@pda/ops/seed';
 import { type Change, ProjectionStore, type Row } from '@pda/projections';
 import { makeUpsert } from '@pda/projections/testing';
 
