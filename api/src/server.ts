@@ -1,8 +1,8 @@
+import { type AdminServer, startAdminServer } from '@pda/admin-http';
 import { openFileLimit } from '@pda/projections';
 import type { FastifyInstance, FastifyListenOptions } from 'fastify';
 import type { Config } from './config.ts';
 import { descriptorPlan } from './http/descriptor-plan.ts';
-import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 
 /**
  * Listens and shuts down gracefully: on SIGTERM/SIGINT stop accepting connections, let in-flight

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AdminServer } from '@pda/admin-http';
 import { FIXTURE_TS_MS } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { AdminServer } from '../src/ops/admin-server.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { startAdmin } from '../src/server.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
