@@ -1,6 +1,6 @@
 // @pda/ingest: the worker deployable. Public surface for tests, the benchmark and the test harness.
 export { type BatchSummary, createPipeline, type Pipeline } from './apply/pipeline.ts';
-export type { ApplySink } from './apply/sink.ts';
+export { type ApplySink, inProcessSink, type SynchronousWriter } from './apply/sink.ts';
 export { ConfigError, type IngestConfig, parseConfig } from './config.ts';
 export * from './decode/index.ts';
 export { DATA_TOPIC_CONFIG_ENTRIES } from './kafka/data-topics.ts';

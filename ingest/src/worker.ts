@@ -13,11 +13,11 @@ import { startDeadLetterPruner } from './apply/dead-letter-pruner.ts';
 import { createDurabilityBarrier } from './apply/durability.ts';
 import { createGroupBound } from './apply/group-bound.ts';
 import { createPipeline } from './apply/pipeline.ts';
-import { type AsyncApplySink, asyncSinkOf } from './apply/sink.ts';
+import { ReopeningStore } from './apply/reopening-store.ts';
+import { type ApplySink, inProcessSink } from './apply/sink.ts';
 import { createStorageState } from './apply/storage-state.ts';
 import { createThreadedSink } from './apply/threaded-sink.ts';
 import { startTombstonePruner } from './apply/tombstone-pruner.ts';
-import { Writer } from './apply/writer.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
 import { memberFilePath } from './kafka/predecessor.ts';
@@ -79,7 +79,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     metrics,
   });
   /** The writer and group of the generation being written (a company rebuild goes through it). */
-  let live: { sink: AsyncApplySink; groupId: string; signal: AbortSignal } | undefined;
+  let live: { sink: ApplySink; groupId: string; signal: AbortSignal } | undefined;
   const rebuilds: RebuildStatus[] = [];
 
   /** `withCompanies`: the admin request carried the token, so company ids may be listed. */
@@ -196,29 +196,23 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         maxRows: config.INGEST_DEAD_LETTER_MAX_ROWS,
       },
     };
-    // Exactly one writer: the store lives either in the apply thread or on this thread.
-    const threaded = config.INGEST_APPLY_THREAD ? createThreadedSink(storeOptions) : undefined;
-    // Opened lazily and closed after a storage fault, so the data directory can be remounted.
-    const store = threaded ? undefined : new Writer(storeOptions);
-    live = { sink: threaded ?? asyncSinkOf(store as Writer), groupId, signal: generation.signal };
+    // Exactly one writer: the store lives either in the apply thread or on this thread, where it
+    // is opened lazily and closed after a storage fault, so the data directory can be remounted.
+    const threaded = config.INGEST_APPLY_THREAD;
+    const sink = threaded
+      ? createThreadedSink(storeOptions)
+      : inProcessSink(new ReopeningStore(storeOptions));
+    live = { sink, groupId, signal: generation.signal };
     // Tombstone retention, through the same writer, in steps between batches.
     const pruner = startTombstonePruner({
-      step: async (options, cursor) => {
-        if (threaded) return threaded.pruneTombstones(options, cursor);
-        if (store) return store.pruneTombstones(options, cursor);
-        throw new Error('no projection writer');
-      },
+      step: (options, cursor) => sink.pruneTombstones(options, cursor),
       retentionMs: config.INGEST_TOMBSTONE_RETENTION_S * 1000,
       intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
       logger: logger.child({ component: 'prune' }),
     });
     // Dead-letter retention: the same writer, on the same interval.
     const deadLetterPruner = startDeadLetterPruner({
-      step: async (maxRows) => {
-        if (threaded) return threaded.pruneDeadLetters(maxRows);
-        if (store) return store.pruneDeadLetters(maxRows);
-        throw new Error('no projection writer');
-      },
+      step: (maxRows) => sink.pruneDeadLetters(maxRows),
       intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
       logger: logger.child({ component: 'prune' }),
     });
@@ -231,8 +225,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       });
       const pipeline = createPipeline({
         decoder,
-        ...(store ? { sink: store } : {}),
-        ...(threaded ? { asyncSink: threaded } : {}),
+        sink,
         metrics,
         logger: logger.child({ component: 'apply' }),
         maxGroupEvents: () => Math.max(config.INGEST_APPLY_GROUP_MAX_EVENTS, inFlightBound.current()),
@@ -288,8 +281,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       stopped.signal.removeEventListener('abort', onStop);
       await pruner.stop();
       await deadLetterPruner.stop();
-      store?.close();
-      await threaded?.close();
+      await sink.close();
     }
   }
 

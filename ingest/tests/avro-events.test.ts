@@ -63,11 +63,11 @@ describe('Avro records of the captured scenario', () => {
     },
   );
 
-  it('apply to the same projection as the JSON records', () => {
+  it('apply to the same projection as the JSON records', async () => {
     const fromJson = tempDataDir();
-    const a = applyRecords(fromJson, json);
+    const a = await applyRecords(fromJson, json);
     const fromAvro = tempDataDir();
-    const b = applyRecords(fromAvro, avro, 10_000, writerSchemas);
+    const b = await applyRecords(fromAvro, avro, 10_000, writerSchemas);
     expect(b.totals.deadLettered).toBe(0);
     expect(b.totals).toEqual(a.totals);
     // Snapshot reads carry each connector's own snapshot point: compare what was projected.

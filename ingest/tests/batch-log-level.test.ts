@@ -3,6 +3,7 @@ import { ProjectionStore } from '@pda/projections';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline } from '../src/apply/pipeline.ts';
+import { inProcessSink } from '../src/apply/sink.ts';
 import { createDecoder, heartbeatTopic, type RawRecord } from '../src/decode/index.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { tempDataDir } from './support/apply.ts';
@@ -36,7 +37,7 @@ function pipelineWithLog(level: string) {
   store = ProjectionStore.open({ dataDir: tempDataDir('ingest-log-level-') });
   const pipeline = createPipeline({
     decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes: () => undefined }),
-    sink: store,
+    sink: inProcessSink(store),
     metrics: createMetrics(),
     logger: pino({ level }, stream),
   });
@@ -46,10 +47,10 @@ function pipelineWithLog(level: string) {
 describe("the 'batch applied' line", () => {
   it('is debug for a heartbeat-only batch and info for a batch that applied changes', async () => {
     const { pipeline, lines } = pipelineWithLog('debug');
-    expect(pipeline.process([heartbeat(1), heartbeat(2)])).toMatchObject({ applied: 0, ignored: 2 });
+    expect(await pipeline.process([heartbeat(1), heartbeat(2)])).toMatchObject({ applied: 0, ignored: 2 });
     await pipeline.apply(pipeline.prepare([heartbeat(3)]));
     const changes = fixtureRecords().slice(0, 5);
-    expect(pipeline.process(changes).applied).toBeGreaterThan(0);
+    expect((await pipeline.process(changes)).applied).toBeGreaterThan(0);
     expect(lines().map(({ level, applied, ignored }) => ({ level, applied, ignored }))).toEqual([
       { level: PINO_DEBUG, applied: 0, ignored: 2 },
       { level: PINO_DEBUG, applied: 0, ignored: 1 },
@@ -57,9 +58,9 @@ describe("the 'batch applied' line", () => {
     ]);
   });
 
-  it('at the default level (info), heartbeats log nothing', () => {
+  it('at the default level (info), heartbeats log nothing', async () => {
     const { pipeline, lines } = pipelineWithLog('info');
-    for (let i = 0; i < 10; i++) pipeline.process([heartbeat(i)]);
+    for (let i = 0; i < 10; i++) await pipeline.process([heartbeat(i)]);
     expect(lines()).toEqual([]);
   });
 });

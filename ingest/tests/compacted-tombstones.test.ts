@@ -87,7 +87,7 @@ describe('a tombstone on a compacted topic', () => {
     expect(decode(tombstone!)).toEqual({ type: 'ignored', reason: 'tombstone' });
   });
 
-  it('removes a row whose `d` was cleaned away, and a later re-insert of the key survives it, also on replay', () => {
+  it('removes a row whose `d` was cleaned away, and a later re-insert of the key survives it, also on replay', async () => {
     const dir = tempDataDir('compacted-tombstones-');
     const log = records([
       { op: 'c', table: 'companies', row: companyRow, lsn: 50, offset: 0 },
@@ -98,16 +98,16 @@ describe('a tombstone on a compacted topic', () => {
       { op: 'u', table: 'sites', row: site(2), lsn: 250, offset: 5 },
       { op: 'c', table: 'sites', row: { ...site(1), name: 'again' }, lsn: 400, offset: 6 },
     ]);
-    applyRecords(dir, log.slice(0, 4));
+    await applyRecords(dir, log.slice(0, 4));
     expect(rowsOf(dir, company, 'sites').map((r) => r.id)).toEqual([site(2).id]);
-    applyRecords(dir, log.slice(4));
+    await applyRecords(dir, log.slice(4));
     expect(
       rowsOf(dir, company, 'sites')
         .map((r) => r.name)
         .sort(),
     ).toEqual(['again', site(2).name].sort());
     // A redelivery of everything (a new process): the tombstone meets the re-inserted row and skips it.
-    applyRecords(dir, log);
+    await applyRecords(dir, log);
     expect(
       rowsOf(dir, company, 'sites')
         .map((r) => r.name)

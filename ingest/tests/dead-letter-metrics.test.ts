@@ -2,6 +2,7 @@ import { ProjectionStore } from '@pda/projections';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline } from '../src/apply/pipeline.ts';
+import { inProcessSink } from '../src/apply/sink.ts';
 import { createDecoder } from '../src/decode/index.ts';
 import { createMetrics, type IngestMetrics } from '../src/ops/metrics.ts';
 import { tempDataDir } from './support/apply.ts';
@@ -35,11 +36,11 @@ describe('dead letters per table', () => {
     store = ProjectionStore.open({ dataDir: tempDataDir('ingest-dead-letter-metrics-') });
     const pipeline = createPipeline({
       decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes: () => undefined }),
-      sink: store,
+      sink: inProcessSink(store),
       metrics,
       logger: pino({ level: 'silent' }),
     });
-    const summary = pipeline.process([
+    const summary = await pipeline.process([
       { topic: 'pda.public.api_keys', partition: 0, offset: '7', key: '{"id":"k"}', value: 'not json' },
     ]);
     expect(summary.deadLettered).toBe(1);

@@ -74,9 +74,9 @@ describe('decode + apply over the captured events', () => {
   const beforeDeletes = records.slice(0, lastDelete);
   const companyId = String(upserts.find((c) => c.table === 'sites')?.row.company_id);
 
-  it('creates, snapshot reads and updates land in the company file; nothing dead-lettered', () => {
+  it('creates, snapshot reads and updates land in the company file; nothing dead-lettered', async () => {
     const dir = tempDataDir();
-    const { totals } = applyRecords(dir, beforeDeletes);
+    const { totals } = await applyRecords(dir, beforeDeletes);
     expect(totals.deadLettered).toBe(0);
     const sites = rowsOf(dir, companyId, 'sites');
     expect(sites).toHaveLength(2);
@@ -86,9 +86,9 @@ describe('decode + apply over the captured events', () => {
     expect(rowsOf(dir, 'control', 'companies').length).toBeGreaterThanOrEqual(1);
   });
 
-  it('deletes without company_id are routed to the right file and leave tombstones', () => {
+  it('deletes without company_id are routed to the right file and leave tombstones', async () => {
     const dir = tempDataDir();
-    applyRecords(dir, records);
+    await applyRecords(dir, records);
     for (const table of [
       'sites',
       'site_contacts',
@@ -111,11 +111,11 @@ describe('decode + apply over the captured events', () => {
   };
   const reorderable = beforeDeletes.filter((r) => !hasUnavailable(r));
 
-  it('applied twice in order (TOAST update included) equals applied once', () => {
+  it('applied twice in order (TOAST update included) equals applied once', async () => {
     const once = tempDataDir();
-    applyRecords(once, beforeDeletes);
+    await applyRecords(once, beforeDeletes);
     const twice = tempDataDir();
-    applyRecords(twice, [...beforeDeletes, ...beforeDeletes]);
+    await applyRecords(twice, [...beforeDeletes, ...beforeDeletes]);
     expect(dumpDataDir(twice)).toEqual(dumpDataDir(once));
   });
 
@@ -125,11 +125,11 @@ describe('decode + apply over the captured events', () => {
     ['every event duplicated in place', (r: RawRecord[]) => r.flatMap((x) => [x, x])],
     ['reversed (older after newer)', (r: RawRecord[]) => [...r].reverse()],
     ['interleaved halves', (r: RawRecord[]) => r.map((_, i) => r[(i * 7) % r.length] as RawRecord)],
-  ])('%s converges on the in-order state', (name, reorder) => {
+  ])('%s converges on the in-order state', async (name, reorder) => {
     const reference = tempDataDir();
-    applyRecords(reference, reorderable);
+    await applyRecords(reference, reorderable);
     const other = tempDataDir();
-    applyRecords(other, reorder(reorderable), name === 'one event per batch' ? 1 : 10_000);
+    await applyRecords(other, reorder(reorderable), name === 'one event per batch' ? 1 : 10_000);
     expect(dumpDataDir(other)).toEqual(dumpDataDir(reference));
   });
 });

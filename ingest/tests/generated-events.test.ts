@@ -112,22 +112,22 @@ describe('random rows through decode + apply', () => {
     }
   }
 
-  it('apply twice gives the same projection as once (deletes included)', () => {
+  it('apply twice gives the same projection as once (deletes included)', async () => {
     const once = tempDataDir();
-    const { totals } = applyRecords(once, records, 50);
+    const { totals } = await applyRecords(once, records, 50);
     expect(totals.deadLettered).toBe(0);
     const twice = tempDataDir();
-    applyRecords(twice, [...records, ...records], 50);
+    await applyRecords(twice, [...records, ...records], 50);
     expect(dumpDataDir(twice)).toEqual(dumpDataDir(once));
   });
 
   // Newest first, deletes included: a key-only delete then arrives before its row's create; its
   // unrouted tombstone keeps the late create out and ends up in the company file.
-  it('newest-first gives the same projection as in order (deletes included)', () => {
+  it('newest-first gives the same projection as in order (deletes included)', async () => {
     const inOrder = tempDataDir();
-    applyRecords(inOrder, records, 50);
+    await applyRecords(inOrder, records, 50);
     const reversed = tempDataDir();
-    applyRecords(reversed, [...records].reverse(), 50);
+    await applyRecords(reversed, [...records].reverse(), 50);
     expect(dumpDataDir(reversed)).toEqual(dumpDataDir(inOrder));
   });
 });

@@ -4,6 +4,7 @@ import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createPipeline } from '../src/apply/pipeline.ts';
+import { inProcessSink } from '../src/apply/sink.ts';
 import { columnTypesFromAvsc, createDecoder } from '../src/decode/index.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { applyRecords, tempDataDir } from './support/apply.ts';
@@ -25,12 +26,12 @@ describe('the writer statement cache in the metrics', () => {
         bareDecimalMode: 'precise',
         avscTypes: (table: SourceTable) => columnTypesFromAvsc(loadTableSchema(table)),
       }),
-      sink: store,
+      sink: inProcessSink(store),
       metrics,
       logger: pino({ level: 'silent' }),
     });
     try {
-      for (let i = 0; i < records.length; i += 5) pipeline.process(records.slice(i, i + 5));
+      for (let i = 0; i < records.length; i += 5) await pipeline.process(records.slice(i, i + 5));
     } finally {
       store.close();
     }
@@ -43,7 +44,7 @@ describe('the writer statement cache in the metrics', () => {
     expect(held).toBeLessThanOrEqual(2 * (1 + open));
 
     const reference = join(dir, 'reference');
-    applyRecords(reference, records, 5);
+    await applyRecords(reference, records, 5);
     expect(dumpDataDir(bounded)).toEqual(dumpDataDir(reference));
   });
 });

@@ -21,13 +21,13 @@ describe('apply thread', () => {
   it('applies the same batches to the same projection as the synchronous store, in order', async () => {
     const records = fixtureRecords();
     const reference = tempDataDir();
-    applyRecords(reference, records, 5);
+    await applyRecords(reference, records, 5);
 
     const dataDir = tempDataDir();
     const sink = createThreadedSink({ dataDir });
     const pipeline = createPipeline({
       decoder: createDecoder({ topicPrefix: 'pda', bareDecimalMode: 'precise', avscTypes: () => undefined }),
-      asyncSink: sink,
+      sink,
       metrics: createMetrics(),
       logger: pino({ level: 'silent' }),
     });

@@ -4,45 +4,48 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ProjectionStoreOptions } from '@pda/projections';
+import { ReopeningStore } from './reopening-store.ts';
 import { serializeError } from './thread-error.ts';
-import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
+import type { ThreadCallKind, ThreadCalls, ThreadRequest, ThreadResponse } from './thread-protocol.ts';
 import { fromWire } from './wire.ts';
-import { Writer } from './writer.ts';
 
 const port = parentPort;
 if (!port) throw new Error('apply-thread-entry.ts must run in a worker thread');
-const store = new Writer(workerData as ProjectionStoreOptions);
+const store = new ReopeningStore(workerData as ProjectionStoreOptions);
+
+/** One answer per request kind (thread-protocol.ts names what each returns). */
+const answers: { [K in ThreadCallKind]: (request: ThreadRequest<K>) => ThreadCalls[K]['response'] } = {
+  apply: (request) =>
+    store.applyBatch(fromWire(request.changes), {
+      deadLetters: request.deadLetters,
+      ...(request.sourceCurrentAtMs !== undefined ? { sourceCurrentAtMs: request.sourceCurrentAtMs } : {}),
+      ...(request.onlyCompany !== undefined ? { onlyCompany: request.onlyCompany } : {}),
+      ...(request.readUpTo !== undefined ? { readUpTo: request.readUpTo } : {}),
+    }),
+  prune: (request) => store.pruneTombstones(request.options, request.cursor),
+  'prune-dead-letters': (request) => ({ pruned: store.pruneDeadLetters(request.maxRows).pruned }),
+  company: (request) => {
+    if (request.action === 'start') store.startCompanyRebuild(request.companyId);
+    else if (request.action === 'finish') store.finishCompanyRebuild(request.companyId);
+    return store.companyFaults();
+  },
+  close: () => {
+    store.close();
+    return null;
+  },
+};
+
+function answer<K extends ThreadCallKind>(request: ThreadRequest<K>): ThreadResponse<K> {
+  const { id, kind } = request;
+  try {
+    const value = (answers[kind] as (r: ThreadRequest<K>) => ThreadCalls[K]['response'])(request);
+    return { id, kind, ok: true, value } as ThreadResponse<K>;
+  } catch (error) {
+    return { id, kind, ok: false, error: serializeError(error) } as ThreadResponse<K>;
+  }
+}
 
 port.on('message', (request: ThreadRequest) => {
-  let response: ThreadResponse;
-  try {
-    if (request.type === 'close') {
-      store.close();
-      response = { id: request.id, result: null };
-    } else if (request.type === 'prune') {
-      response = { id: request.id, pruned: store.pruneTombstones(request.options, request.cursor) };
-    } else if (request.type === 'prune-dead-letters') {
-      response = { id: request.id, deadLettersPruned: store.pruneDeadLetters(request.maxRows).pruned };
-    } else if (request.type === 'company') {
-      if (request.action === 'start') store.startCompanyRebuild(request.companyId);
-      else if (request.action === 'finish') store.finishCompanyRebuild(request.companyId);
-      response = { id: request.id, faults: store.companyFaults() };
-    } else {
-      response = {
-        id: request.id,
-        result: store.applyBatch(fromWire(request.changes), {
-          deadLetters: request.deadLetters,
-          ...(request.sourceCurrentAtMs !== undefined
-            ? { sourceCurrentAtMs: request.sourceCurrentAtMs }
-            : {}),
-          ...(request.onlyCompany !== undefined ? { onlyCompany: request.onlyCompany } : {}),
-          ...(request.readUpTo !== undefined ? { readUpTo: request.readUpTo } : {}),
-        }),
-      };
-    }
-  } catch (error) {
-    response = { id: request.id, error: serializeError(error) };
-  }
-  port.postMessage(response);
-  if (request.type === 'close') port.close();
+  port.postMessage(answer(request));
+  if (request.kind === 'close') port.close();
 });

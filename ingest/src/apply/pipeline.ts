@@ -3,18 +3,19 @@
  * in, one committed apply call, metrics, and ONE log line per batch (never per row).
  *
  * Two phases so the Kafka worker can overlap them on two cores: `prepare` decodes on the calling
- * thread; `apply` commits through the sink, synchronously (ProjectionStore) or in the apply thread
- * (threaded-sink.ts). `process` = both, synchronously (replay, tests).
+ * thread; `apply` commits through the sink (sink.ts: in the apply thread, threaded-sink.ts, or on
+ * this thread). `process` = both, one batch after the other (replay, tests).
  *
- * With the apply thread, chunks prepared while earlier ones are being applied are merged into one
- * apply call (group-commit.ts): one transaction per company for the group, one log line per group.
+ * Chunks prepared while earlier ones are being applied are merged into one apply call
+ * (group-commit.ts): one transaction per company for the group, one log line per group. With the
+ * sink on this thread nothing is ever in flight when the next chunk comes, so each chunk is its own.
  */
 import type { BatchResult, Change, DeadLetter } from '@pda/projections';
 import type { Logger } from 'pino';
 import type { Decoder, RawRecord } from '../decode/index.ts';
 import type { IngestMetrics } from '../ops/metrics.ts';
 import { createGroupCommitter } from './group-commit.ts';
-import type { ApplySink, AsyncApplySink } from './sink.ts';
+import type { ApplySink } from './sink.ts';
 
 export interface BatchSummary {
   readonly events: number;
@@ -40,10 +41,13 @@ export interface Prepared {
 
 export interface Pipeline {
   prepare(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): Prepared;
-  /** Applies through the async sink; resolves when every transaction of the batch committed. */
+  /** Applies (grouped with the chunks that wait meanwhile); resolves when every transaction committed. */
   apply(prepared: Prepared): Promise<BatchSummary>;
-  /** `invalid`: records rejected before decoding (unreadable replay lines), stored as dead letters. */
-  process(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): BatchSummary;
+  /**
+   * Prepares and applies one batch on its own; `invalid`: records rejected before decoding
+   * (unreadable replay lines), stored as dead letters.
+   */
+  process(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): Promise<BatchSummary>;
   /**
    * Records that every change up to source time `tsMs` is applied (a heartbeat confirmed while
    * caught up): an apply call without changes, in order with the batches (one writer).
@@ -56,16 +60,15 @@ const textOf = (bytes: Uint8Array | string | null): string | null =>
 
 export function createPipeline(deps: {
   decoder: Decoder;
-  sink?: ApplySink;
-  asyncSink?: AsyncApplySink;
+  sink: ApplySink;
   metrics: IngestMetrics;
   logger: Logger;
-  /** Upper bound of events merged into one apply call of the async sink (default 20,000). */
+  /** Upper bound of events merged into one apply call (default 20,000). */
   maxGroupEvents?: number | (() => number);
   /** Told how many companies each apply call touched (group-bound.ts). */
   onApplied?: (companies: number) => void;
 }): Pipeline {
-  const { decoder, metrics, logger } = deps;
+  const { decoder, sink, metrics, logger } = deps;
   // A reason is logged once per process (then only counted), so a poison stream cannot flood logs.
   const loggedReasons = new Set<string>();
 
@@ -174,44 +177,29 @@ export function createPipeline(deps: {
     );
   }
 
-  const asyncSink = deps.asyncSink;
-  const groups =
-    asyncSink &&
-    createGroupCommitter<Prepared, BatchSummary>({
-      merge: mergePrepared,
-      size: (p) => p.events,
-      maxGroupSize: deps.maxGroupEvents ?? 20_000,
-      // One group at a time: what decodes meanwhile queues up and goes as the next, larger group
-      // (fewer, larger company transactions: measured ~6,000 events per apply call at full load
-      // instead of ~2,300 with two in flight, for the same throughput and less apply CPU).
-      maxInFlight: 1,
-      async commit(group) {
-        if (!hasWork(group)) return finish(group, undefined);
-        const result = await asyncSink.applyBatch(group.changes, { deadLetters: group.deadLetters });
-        return finish(group, result);
-      },
-    });
+  /** One apply call for a batch (or a merged group); nothing to write: no call at all. */
+  async function applyNow(prepared: Prepared): Promise<BatchSummary> {
+    if (!hasWork(prepared)) return finish(prepared, undefined);
+    return finish(prepared, await sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
+  }
+
+  const groups = createGroupCommitter<Prepared, BatchSummary>({
+    merge: mergePrepared,
+    size: (p) => p.events,
+    maxGroupSize: deps.maxGroupEvents ?? 20_000,
+    // One group at a time: what decodes meanwhile queues up and goes as the next, larger group
+    // (fewer, larger company transactions: measured ~6,000 events per apply call at full load
+    // instead of ~2,300 with two in flight, for the same throughput and less apply CPU).
+    maxInFlight: 1,
+    commit: applyNow,
+  });
 
   return {
     prepare,
-    async apply(prepared) {
-      if (groups) return groups.submit(prepared);
-      if (!hasWork(prepared)) return finish(prepared, undefined);
-      if (!deps.sink) throw new Error('pipeline has no sink');
-      return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
-    },
-    process(records, invalid = []) {
-      const prepared = prepare(records, invalid);
-      if (!hasWork(prepared)) return finish(prepared, undefined);
-      if (!deps.sink) throw new Error('process() needs a synchronous sink');
-      return finish(prepared, deps.sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
-    },
+    apply: (prepared) => groups.submit(prepared),
+    process: (records, invalid = []) => applyNow(prepare(records, invalid)),
     async markSourceCurrent(tsMs) {
-      const options = { sourceCurrentAtMs: tsMs };
-      let result: BatchResult;
-      if (asyncSink) result = await asyncSink.applyBatch([], options);
-      else if (deps.sink) result = deps.sink.applyBatch([], options);
-      else throw new Error('pipeline has no sink');
+      const result = await sink.applyBatch([], { sourceCurrentAtMs: tsMs });
       // The open files' on-disk check runs in these calls too: an idle company's damage shows here.
       reportCompanyFaults(result);
       metrics.sourceCurrentAtMs = Math.max(metrics.sourceCurrentAtMs ?? 0, tsMs);

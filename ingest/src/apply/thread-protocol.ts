@@ -1,4 +1,9 @@
-/** Messages between the main thread and the apply thread (structured-cloned plain objects). */
+/**
+ * Messages between the main thread and the apply thread (structured-cloned plain objects). Each
+ * request kind names its response in ThreadCalls, so both sides are checked against one table: a
+ * request is `{ id, kind, ...request }`, its answer `{ id, kind, ok: true, value }` or
+ * `{ id, kind, ok: false, error }`.
+ */
 import type {
   BatchResult,
   CompanyFault,
@@ -10,35 +15,43 @@ import type {
 import type { SerializedError } from './thread-error.ts';
 import type { WireBatch } from './wire.ts';
 
-export type ThreadRequest =
-  | {
-      readonly id: number;
-      readonly type: 'apply';
+export interface ThreadCalls {
+  apply: {
+    request: {
       readonly changes: WireBatch;
       readonly deadLetters: readonly DeadLetter[];
       readonly sourceCurrentAtMs?: number;
       readonly onlyCompany?: string;
       readonly readUpTo?: Readonly<Record<string, string>>;
-    }
-  | {
-      readonly id: number;
-      readonly type: 'prune';
-      readonly options: PruneOptions;
-      readonly cursor: PruneCursor | undefined;
-    }
-  | { readonly id: number; readonly type: 'prune-dead-letters'; readonly maxRows: number }
-  | {
-      readonly id: number;
-      readonly type: 'company';
-      /** list: the companies out of service; start/finish: a per-company rebuild (company-rebuild.ts). */
-      readonly action: 'list' | 'start' | 'finish';
-      readonly companyId: string;
-    }
-  | { readonly id: number; readonly type: 'close' };
+    };
+    response: BatchResult;
+  };
+  prune: {
+    request: { readonly options: PruneOptions; readonly cursor: PruneCursor | undefined };
+    response: PruneStep;
+  };
+  'prune-dead-letters': { request: { readonly maxRows: number }; response: { readonly pruned: number } };
+  company: {
+    /** list: the companies out of service; start/finish: a per-company rebuild (company-rebuild.ts). */
+    request: { readonly action: 'list' | 'start' | 'finish'; readonly companyId: string };
+    response: CompanyFault[];
+  };
+  close: { request: Record<never, never>; response: null };
+}
 
-export type ThreadResponse =
-  | { readonly id: number; readonly result: BatchResult | null }
-  | { readonly id: number; readonly pruned: PruneStep }
-  | { readonly id: number; readonly deadLettersPruned: number }
-  | { readonly id: number; readonly faults: CompanyFault[] }
-  | { readonly id: number; readonly error: SerializedError };
+export type ThreadCallKind = keyof ThreadCalls;
+
+export type ThreadRequest<K extends ThreadCallKind = ThreadCallKind> = K extends ThreadCallKind
+  ? { readonly id: number; readonly kind: K } & ThreadCalls[K]['request']
+  : never;
+
+export type ThreadResponse<K extends ThreadCallKind = ThreadCallKind> = K extends ThreadCallKind
+  ?
+      | {
+          readonly id: number;
+          readonly kind: K;
+          readonly ok: true;
+          readonly value: ThreadCalls[K]['response'];
+        }
+      | { readonly id: number; readonly kind: K; readonly ok: false; readonly error: SerializedError }
+  : never;

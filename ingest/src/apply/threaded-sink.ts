@@ -1,5 +1,5 @@
 /**
- * An AsyncApplySink running ProjectionStore in a worker thread, so the main thread decodes the next
+ * An ApplySink running ProjectionStore in a worker thread, so the main thread decodes the next
  * chunk (and kafkajs fetches) while the previous one is applied: both cores busy. Batches are
  * applied in the order sent; a promise resolves only after that batch's transactions committed.
  * If the thread dies, every pending batch rejects (its offsets stay unresolved and are redelivered)
@@ -13,9 +13,9 @@ import type {
   PruneCursor,
   PruneOptions,
 } from '@pda/projections';
-import type { AsyncApplySink } from './sink.ts';
+import type { ApplySink } from './sink.ts';
 import { deserializeError } from './thread-error.ts';
-import type { ThreadRequest, ThreadResponse } from './thread-protocol.ts';
+import type { ThreadCallKind, ThreadCalls, ThreadResponse } from './thread-protocol.ts';
 import { toWire } from './wire.ts';
 
 /**
@@ -27,14 +27,13 @@ import { toWire } from './wire.ts';
  */
 const APPLY_THREAD_YOUNG_GENERATION_MB = 192;
 
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
-
 interface Pending {
-  resolve(response: ThreadResponse): void;
+  readonly kind: ThreadCallKind;
+  resolve(value: unknown): void;
   reject(error: Error): void;
 }
 
-export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplySink {
+export function createThreadedSink(options: ProjectionStoreOptions): ApplySink {
   let worker: Worker | undefined;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -53,8 +52,11 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
     w.on('message', (response: ThreadResponse) => {
       const p = pending.get(response.id);
       pending.delete(response.id);
-      if ('error' in response) p?.reject(deserializeError(response.error));
-      else p?.resolve(response);
+      if (!p) return;
+      if (p.kind !== response.kind)
+        p.reject(new Error(`apply thread answered a ${response.kind} request to a ${p.kind} request`));
+      else if (response.ok) p.resolve(response.value);
+      else p.reject(deserializeError(response.error));
     });
     w.on('error', (error) => failAll(error));
     w.on('exit', (code) => {
@@ -65,11 +67,15 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
     return w;
   }
 
-  function send(request: WithoutId<ThreadRequest>): Promise<ThreadResponse> {
+  /** Sends one request; resolves with the answer its kind names (thread-protocol.ts). */
+  function call<K extends ThreadCallKind>(
+    kind: K,
+    request: ThreadCalls[K]['request'],
+  ): Promise<ThreadCalls[K]['response']> {
     const id = nextId++;
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      thread().postMessage({ ...request, id });
+      pending.set(id, { kind, resolve: resolve as (value: unknown) => void, reject });
+      thread().postMessage({ ...request, id, kind });
     });
   }
 
@@ -81,8 +87,7 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
       } catch (error) {
         throw new Error(`apply thread: batch cannot be sent: ${(error as Error).message}`);
       }
-      const response = await send({
-        type: 'apply',
+      return call('apply', {
         changes: wire,
         deadLetters: applyOptions.deadLetters ?? [],
         ...(applyOptions.sourceCurrentAtMs !== undefined
@@ -91,29 +96,15 @@ export function createThreadedSink(options: ProjectionStoreOptions): AsyncApplyS
         ...(applyOptions.onlyCompany !== undefined ? { onlyCompany: applyOptions.onlyCompany } : {}),
         ...(applyOptions.readUpTo !== undefined ? { readUpTo: applyOptions.readUpTo } : {}),
       });
-      if (!('result' in response) || !response.result) throw new Error('apply thread returned no result');
-      return response.result;
     },
-    async pruneTombstones(pruneOptions: PruneOptions, cursor?: PruneCursor) {
-      const response = await send({ type: 'prune', options: pruneOptions, cursor });
-      if (!('pruned' in response)) throw new Error('apply thread returned no prune step');
-      return response.pruned;
-    },
-    async pruneDeadLetters(maxRows: number) {
-      const response = await send({ type: 'prune-dead-letters', maxRows });
-      if (!('deadLettersPruned' in response))
-        throw new Error('apply thread returned no dead-letter prune step');
-      return { pruned: response.deadLettersPruned };
-    },
-    async companies(action, companyId) {
-      const response = await send({ type: 'company', action, companyId: companyId ?? '' });
-      if (!('faults' in response)) throw new Error('apply thread returned no company faults');
-      return response.faults;
-    },
+    pruneTombstones: (pruneOptions: PruneOptions, cursor?: PruneCursor) =>
+      call('prune', { options: pruneOptions, cursor }),
+    pruneDeadLetters: (maxRows: number) => call('prune-dead-letters', { maxRows }),
+    companies: (action, companyId) => call('company', { action, companyId: companyId ?? '' }),
     async close() {
       if (!worker) return;
       const w = worker;
-      await send({ type: 'close' }).catch(() => null);
+      await call('close', {}).catch(() => null);
       await w.terminate();
       worker = undefined;
     },

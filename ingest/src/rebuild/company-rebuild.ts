@@ -36,7 +36,7 @@
 import type { Change, CompanyFault } from '@pda/projections';
 import { TENANT_TABLES } from '@pda/projections';
 import type { Logger } from 'pino';
-import type { AsyncApplySink } from '../apply/sink.ts';
+import type { ApplySink } from '../apply/sink.ts';
 import type { IngestConfig } from '../config.ts';
 import { type ColumnType, createDecoder, dataTopics, type RawRecord } from '../decode/index.ts';
 import { kafkaConnectionOptions } from '../kafka/security.ts';
@@ -56,7 +56,7 @@ export interface CompanyRebuildResult {
 export interface CompanyRebuildDeps {
   readonly config: IngestConfig;
   readonly logger: Logger;
-  readonly sink: AsyncApplySink;
+  readonly sink: ApplySink;
   readonly avscTypes: (table: string) => ReadonlyMap<string, ColumnType> | undefined;
   readonly avro: AvroSupport;
   /** The live worker's group: the backfill's throw-away group is named after it. */

@@ -13,6 +13,7 @@
 import { type DeadLetter, ProjectionStore, type SourceTable } from '@pda/projections';
 import type { Logger } from 'pino';
 import { type BatchSummary, createPipeline } from '../apply/pipeline.ts';
+import { inProcessSink } from '../apply/sink.ts';
 import {
   type ColumnType,
   createDecoder,
@@ -70,7 +71,12 @@ export async function replayFile(options: ReplayOptions): Promise<ReplayTotals> 
     avscTypes: options.avscTypes,
     writerSchemas,
   });
-  const pipeline = createPipeline({ decoder, sink: store, metrics: createMetrics(), logger: options.logger });
+  const pipeline = createPipeline({
+    decoder,
+    sink: inProcessSink(store),
+    metrics: createMetrics(),
+    logger: options.logger,
+  });
   const totals = { events: 0, applied: 0, skipped: 0, deadLettered: 0, ignored: 0, companies: 0, batches: 0 };
   try {
     for await (const lines of readReplayFile(options.file, options.batchSize)) {
@@ -89,7 +95,7 @@ export async function replayFile(options: ReplayOptions): Promise<ReplayTotals> 
           });
       }
       await fetchWriterSchemas(records, lines, writerSchemas, resolver, options);
-      const s = pipeline.process(records, invalid);
+      const s = await pipeline.process(records, invalid);
       totals.events += s.events;
       totals.applied += s.applied;
       totals.skipped += s.skipped;

@@ -6,6 +6,7 @@ import { ProjectionStore, type SourceTable } from '@pda/projections';
 import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
 import { createPipeline } from '../../src/apply/pipeline.ts';
+import { inProcessSink } from '../../src/apply/sink.ts';
 import {
   columnTypesFromAvsc,
   createDecoder,
@@ -19,7 +20,7 @@ const avscTypes = (table: SourceTable) => columnTypesFromAvsc(loadTableSchema(ta
 export const tempDataDir = (name = 'ingest-test-') => mkdtempSync(join(tmpdir(), name));
 
 /** `writerSchemas`: for Avro records (tests/support/fixtures.ts, avroFixture). */
-export function applyRecords(
+export async function applyRecords(
   dataDir: string,
   records: readonly RawRecord[],
   batchSize = 10_000,
@@ -34,14 +35,14 @@ export function applyRecords(
       avscTypes,
       ...(writerSchemas ? { writerSchemas } : {}),
     }),
-    sink: store,
+    sink: inProcessSink(store),
     metrics,
     logger: pino({ level: 'silent' }),
   });
   try {
     const totals = { applied: 0, skipped: 0, deadLettered: 0, ignored: 0 };
     for (let i = 0; i < records.length; i += batchSize) {
-      const s = pipeline.process(records.slice(i, i + batchSize));
+      const s = await pipeline.process(records.slice(i, i + batchSize));
       totals.applied += s.applied;
       totals.skipped += s.skipped;
       totals.deadLettered += s.deadLettered;
