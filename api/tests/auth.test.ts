@@ -4,28 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { controlPath, openWriter } from '@pda/projections';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { expectProblem } from './support/conformance.ts';
-import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';
+import { COMPANY, uuid } from './support/fixture.ts';
+import { fixtureAppPerFile } from './support/fixture-app.ts';
 import { bearer, testApp, testConfig } from './support/test-app.ts';
 
 // Authentication and scoping (docs/public-data-api-v1.md, "Authentication"; api/README.md, "Errors").
 
-let f: Fixture;
-let app: FastifyInstance;
-beforeAll(async () => {
-  f = createFixture();
-  app = await testApp(f.dataDir);
-});
-afterAll(async () => {
-  await app.close();
-  f.cleanup();
-});
+const api = fixtureAppPerFile();
 
-const get = (url: string, headers: Record<string, string> = {}) => app.inject({ url, headers });
+const get = (url: string, headers: Record<string, string> = {}) => api.app.inject({ url, headers });
 
 /** A problem document without its per-request members, to compare answers. */
 function stable(body: Record<string, unknown>): Record<string, unknown> {
@@ -64,14 +55,14 @@ describe('missing, malformed and unknown keys: one answer', () => {
   });
 
   test('the scheme name is case-insensitive', async () => {
-    expect((await get('/v1/me', { authorization: `bearer ${f.keys.a}` })).statusCode).toBe(200);
-    expect((await get('/v1/me', { authorization: `BEARER ${f.keys.a}` })).statusCode).toBe(200);
+    expect((await get('/v1/me', { authorization: `bearer ${api.f.keys.a}` })).statusCode).toBe(200);
+    expect((await get('/v1/me', { authorization: `BEARER ${api.f.keys.a}` })).statusCode).toBe(200);
   });
 
   test('a key is never accepted in the query string', async () => {
-    const response = await get(`/v1/me?api_key=${f.keys.a}`);
+    const response = await get(`/v1/me?api_key=${api.f.keys.a}`);
     expectProblem(response, 'getMe', 401, 'unauthenticated');
-    const withHeader = await get(`/v1/me?api_key=${f.keys.a}`, bearer(f.keys.a));
+    const withHeader = await get(`/v1/me?api_key=${api.f.keys.a}`, bearer(api.f.keys.a));
     expectProblem(withHeader, 'getMe', 400, 'invalid_parameter');
     expect(withHeader.json().errors).toEqual([{ parameter: 'api_key', detail: 'unknown query parameter' }]);
   });
@@ -79,20 +70,20 @@ describe('missing, malformed and unknown keys: one answer', () => {
 
 describe('expiry and revocation', () => {
   test('a key past expires_at → 401 api_key_expired', async () => {
-    const response = await get('/v1/me', bearer(f.keys.expired));
+    const response = await get('/v1/me', bearer(api.f.keys.expired));
     expectProblem(response, 'getMe', 401, 'api_key_expired');
     expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
   });
 
   test('a key past revokes_at → 401 api_key_revoked', async () => {
-    expectProblem(await get('/v1/sites', bearer(f.keys.revoked)), 'listSites', 401, 'api_key_revoked');
+    expectProblem(await get('/v1/sites', bearer(api.f.keys.revoked)), 'listSites', 401, 'api_key_revoked');
   });
 
   test('a key in its rotation grace period works until revokes_at, then is refused', async () => {
-    expect((await get('/v1/sites', bearer(f.keys.rotating))).statusCode).toBe(200);
-    const later = await testApp(f.dataDir, { now: () => Date.parse('2999-01-01T00:00:00Z') });
+    expect((await get('/v1/sites', bearer(api.f.keys.rotating))).statusCode).toBe(200);
+    const later = await testApp(api.f.dataDir, { now: () => Date.parse('2999-01-01T00:00:00Z') });
     expectProblem(
-      await later.inject({ url: '/v1/sites', headers: bearer(f.keys.rotating) }),
+      await later.inject({ url: '/v1/sites', headers: bearer(api.f.keys.rotating) }),
       'listSites',
       401,
       'api_key_revoked',
@@ -109,9 +100,9 @@ describe('expiry and revocation: the boundaries, and timestamps that cannot be r
       [REVOKES_AT - 1, 200],
       [REVOKES_AT, 401],
     ] as const) {
-      const at = await testApp(f.dataDir, { now: () => nowMs });
+      const at = await testApp(api.f.dataDir, { now: () => nowMs });
       try {
-        const response = await at.inject({ url: '/v1/me', headers: bearer(f.keys.rotating) });
+        const response = await at.inject({ url: '/v1/me', headers: bearer(api.f.keys.rotating) });
         expect(response.statusCode, new Date(nowMs).toISOString()).toBe(status);
         if (status === 401) expect(response.json().code).toBe('api_key_revoked');
       } finally {
@@ -122,7 +113,7 @@ describe('expiry and revocation: the boundaries, and timestamps that cannot be r
 
   test('an unreadable expires_at or revokes_at fails closed: the key is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pda-api-auth-'));
-    cpSync(f.dataDir, dir, { recursive: true });
+    cpSync(api.f.dataDir, dir, { recursive: true });
     const db = openWriter(controlPath(dir));
     // Two keys that can expire or be revoked only by the garbled value (both columns NULL).
     const [garbledExpiry, garbledRevocation] = db
@@ -137,7 +128,7 @@ describe('expiry and revocation: the boundaries, and timestamps that cannot be r
     db.close();
     const keyOf = (id: string) => {
       const hash = hashes.find((row) => row.id === id)?.key_sha256;
-      return Object.values(f.keys).find((key) => createHash('sha256').update(key).digest('hex') === hash);
+      return Object.values(api.f.keys).find((key) => createHash('sha256').update(key).digest('hex') === hash);
     };
     const garbled = await testApp(dir);
     try {
@@ -158,8 +149,8 @@ describe('expiry and revocation: the boundaries, and timestamps that cannot be r
 
 describe('scopes', () => {
   test('identity endpoints need a valid key but no scope', async () => {
-    expect((await get('/v1/me', bearer(f.keys.noScopes))).statusCode).toBe(200);
-    expect((await get('/v1/reference/scopes', bearer(f.keys.noScopes))).statusCode).toBe(200);
+    expect((await get('/v1/me', bearer(api.f.keys.noScopes))).statusCode).toBe(200);
+    expect((await get('/v1/reference/scopes', bearer(api.f.keys.noScopes))).statusCode).toBe(200);
   });
 
   test.each([
@@ -174,23 +165,23 @@ describe('scopes', () => {
     ['listConsumables', '/v1/consumables'],
     ['getConsumable', '/v1/consumables/x1'],
   ])('%s without its scope → 403 insufficient_scope (before looking anything up)', async (op, url) => {
-    expectProblem(await get(url, bearer(f.keys.noScopes)), op, 403, 'insufficient_scope');
+    expectProblem(await get(url, bearer(api.f.keys.noScopes)), op, 403, 'insufficient_scope');
   });
 
   test('include=category also needs equipment-categories:read', async () => {
-    const key = bearer(f.keys.noCategories);
+    const key = bearer(api.f.keys.noCategories);
     expect((await get('/v1/equipment', key)).statusCode).toBe(200);
     const list = await get('/v1/equipment?include=category', key);
     expectProblem(list, 'listEquipment', 403, 'insufficient_scope');
     expect(list.json().detail).toContain('equipment-categories:read');
-    const item = await get(`/v1/equipment/${f.ids.A.equipment[0]}?include=category`, key);
+    const item = await get(`/v1/equipment/${api.f.ids.A.equipment[0]}?include=category`, key);
     expectProblem(item, 'getEquipment', 403, 'insufficient_scope');
   });
 });
 
 describe('company selection', () => {
   test('a multi-company key without X-Service-Company → 400 company_selection_required', async () => {
-    const response = await get('/v1/sites', bearer(f.keys.multi));
+    const response = await get('/v1/sites', bearer(api.f.keys.multi));
     expectProblem(response, 'listSites', 400, 'company_selection_required');
     expect(response.json().errors).toEqual([
       { parameter: 'X-Service-Company', detail: 'required for a key granted several companies' },
@@ -200,11 +191,11 @@ describe('company selection', () => {
   test('a multi-company key selects among its companies', async () => {
     for (const name of ['A', 'B'] as const) {
       const response = await get('/v1/sites', {
-        ...bearer(f.keys.multi),
+        ...bearer(api.f.keys.multi),
         'x-service-company': COMPANY[name],
       });
-      expect(response.json().data.map((row: { id: string }) => row.id)).toEqual(f.ids[name].sites);
-      const me = await get('/v1/me', { ...bearer(f.keys.multi), 'x-service-company': COMPANY[name] });
+      expect(response.json().data.map((row: { id: string }) => row.id)).toEqual(api.f.ids[name].sites);
+      const me = await get('/v1/me', { ...bearer(api.f.keys.multi), 'x-service-company': COMPANY[name] });
       expect(me.json().data.company.id).toBe(COMPANY[name]);
     }
   });
@@ -212,7 +203,7 @@ describe('company selection', () => {
   test('a company not granted, unknown or malformed → the same 403 company_not_available', async () => {
     const answers = [];
     for (const company of [COMPANY.C, uuid(0x99, 9), 'not-a-company', "' OR 1=1 --"]) {
-      const response = await get('/v1/sites', { ...bearer(f.keys.multi), 'x-service-company': company });
+      const response = await get('/v1/sites', { ...bearer(api.f.keys.multi), 'x-service-company': company });
       expectProblem(response, 'listSites', 403, 'company_not_available');
       answers.push(stable(response.json()));
     }
@@ -220,12 +211,12 @@ describe('company selection', () => {
   });
 
   test('a single-company key ignores X-Service-Company', async () => {
-    const response = await get('/v1/sites', { ...bearer(f.keys.a), 'x-service-company': COMPANY.B });
-    expect(response.json().data.map((row: { id: string }) => row.id)).toEqual(f.ids.A.sites);
+    const response = await get('/v1/sites', { ...bearer(api.f.keys.a), 'x-service-company': COMPANY.B });
+    expect(response.json().data.map((row: { id: string }) => row.id)).toEqual(api.f.ids.A.sites);
   });
 
   test('a key with no company at all → 403 company_not_available', async () => {
-    expectProblem(await get('/v1/me', bearer(f.keys.orphan)), 'getMe', 403, 'company_not_available');
+    expectProblem(await get('/v1/me', bearer(api.f.keys.orphan)), 'getMe', 403, 'company_not_available');
   });
 });
 
@@ -247,13 +238,15 @@ test('the key never reaches the logs', async () => {
       done();
     },
   });
-  const logged = await buildApp(testConfig(f.dataDir), { loggerInstance: pino({ level: 'trace' }, sink) });
-  await logged.inject({ url: '/v1/sites', headers: bearer(f.keys.a) });
-  await logged.inject({ url: '/v1/sites', headers: bearer(f.keys.expired) });
-  await logged.inject({ url: '/v1/nope', headers: bearer(f.keys.a) });
+  const logged = await buildApp(testConfig(api.f.dataDir), {
+    loggerInstance: pino({ level: 'trace' }, sink),
+  });
+  await logged.inject({ url: '/v1/sites', headers: bearer(api.f.keys.a) });
+  await logged.inject({ url: '/v1/sites', headers: bearer(api.f.keys.expired) });
+  await logged.inject({ url: '/v1/nope', headers: bearer(api.f.keys.a) });
   await logged.close();
   expect(lines.length).toBeGreaterThan(0);
-  for (const key of Object.values(f.keys)) expect(lines.join('')).not.toContain(key);
+  for (const key of Object.values(api.f.keys)) expect(lines.join('')).not.toContain(key);
   // Every request log line carries the request id.
   expect(lines.filter((line) => line.includes('"req"')).every((line) => line.includes('"reqId"'))).toBe(true);
 });

@@ -2,28 +2,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCOPES } from '@pda/schemas/registry';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { expectConforms, expectProblem } from './support/conformance.ts';
-import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
+import { COMPANY } from './support/fixture.ts';
+import { fixtureAppPerFile } from './support/fixture-app.ts';
 import { bearer, TEST_BASE_URL, testApp } from './support/test-app.ts';
 
 // Every endpoint answers with exactly the shapes of docs/public-data-api-v1.md, validated against
 // the contract (openapi.yaml).
 
-let f: Fixture;
-let app: FastifyInstance;
-beforeAll(async () => {
-  f = createFixture();
-  app = await testApp(f.dataDir);
-});
-afterAll(async () => {
-  await app.close();
-  f.cleanup();
-});
+const api = fixtureAppPerFile();
 
-const get = (url: string, key: string = f.keys.a, headers: Record<string, string> = {}) =>
-  app.inject({ url, headers: { ...bearer(key), ...headers } });
+const get = (url: string, key: string = api.f.keys.a, headers: Record<string, string> = {}) =>
+  api.app.inject({ url, headers: { ...bearer(key), ...headers } });
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -43,7 +34,7 @@ describe('collections', () => {
       expectConforms(response, op);
       const body = response.json();
       expect(Object.keys(body).sort()).toEqual(['data', 'links', 'meta']);
-      expect(body.data.map((row: { id: string }) => row.id)).toEqual([...f.ids.A[ids]].sort());
+      expect(body.data.map((row: { id: string }) => row.id)).toEqual([...api.f.ids.A[ids]].sort());
       // The last page hands out the next run's sync token (api/tests/sync-token.test.ts).
       expect(body.meta).toEqual({
         page: { limit: 50, has_more: false },
@@ -72,7 +63,7 @@ describe('items', () => {
     ['getConsumable', '/v1/consumables', 'consumables'],
   ] as const;
   test.each(cases)('%s: { data } by id, 404 not_found for an unknown id', async (op, url, ids) => {
-    const id = f.ids.A[ids][0]!;
+    const id = api.f.ids.A[ids][0]!;
     const response = await get(`${url}/${id}`);
     expect(response.statusCode).toBe(200);
     expectConforms(response, op);
@@ -84,9 +75,9 @@ describe('items', () => {
 
 describe('shapes', () => {
   test('a site: nested address and coordinates, numbers as numbers, contacts absent unless included', async () => {
-    const site = (await get(`/v1/sites/${f.ids.A.sites[0]}`)).json().data;
+    const site = (await get(`/v1/sites/${api.f.ids.A.sites[0]}`)).json().data;
     expect(site).toEqual({
-      id: f.ids.A.sites[0],
+      id: api.f.ids.A.sites[0],
       name: 'A site 1',
       name_for_operators: 'Maple Plaza lot B',
       site_reference: 'S-1001',
@@ -119,25 +110,25 @@ describe('shapes', () => {
     expectConforms(response, 'listSites');
     const [first, second, third] = response.json().data;
     expect(first.contacts.map((c: { id: string }) => c.id)).toEqual([
-      f.ids.A.contacts[0],
-      f.ids.A.contacts[1],
+      api.f.ids.A.contacts[0],
+      api.f.ids.A.contacts[1],
     ]);
     expect(first.contacts[0]).toEqual({
-      id: f.ids.A.contacts[0],
+      id: api.f.ids.A.contacts[0],
       name: 'Dana Property',
       role: 'Property manager',
       email: 'dana@example.com',
       phone: '+1 416 555 0100',
       phone_type: 'mobile',
     });
-    expect(second.contacts.map((c: { id: string }) => c.id)).toEqual([f.ids.A.contacts[2]]);
+    expect(second.contacts.map((c: { id: string }) => c.id)).toEqual([api.f.ids.A.contacts[2]]);
     expect(third.contacts).toEqual([]);
-    const item = (await get(`/v1/sites/${f.ids.A.sites[0]}?include=contacts`)).json().data;
+    const item = (await get(`/v1/sites/${api.f.ids.A.sites[0]}?include=contacts`)).json().data;
     expect(item.contacts).toHaveLength(2);
   });
 
   test('a service: client and subcontractor charges with Money as decimal strings', async () => {
-    const service = (await get(`/v1/services/${f.ids.A.services[0]}`)).json().data;
+    const service = (await get(`/v1/services/${api.f.ids.A.services[0]}`)).json().data;
     expect(service.client).toEqual({
       charge_type: 'per_push',
       rate: { amount: '125.00', currency: 'CAD' },
@@ -158,7 +149,7 @@ describe('shapes', () => {
     expectConforms(response, 'listEquipment');
     const [first, , third] = response.json().data;
     expect(first.category).toEqual({
-      id: f.ids.A.categories[0],
+      id: api.f.ids.A.categories[0],
       name: 'A category 1',
       group: 'vehicles',
       default_rates: {
@@ -168,15 +159,15 @@ describe('shapes', () => {
       created_at: '2026-01-31T12:00:00.000000Z',
       updated_at: '2026-01-31T12:00:00.000000Z',
     });
-    expect(third.category_id).toBe(f.missingCategoryId);
+    expect(third.category_id).toBe(api.f.missingCategoryId);
     expect(third.category).toBeNull();
-    const item = await get(`/v1/equipment/${f.ids.A.equipment[1]}?include=category`);
+    const item = await get(`/v1/equipment/${api.f.ids.A.equipment[1]}?include=category`);
     expectConforms(item, 'getEquipment');
-    expect(item.json().data.category.id).toBe(f.ids.A.categories[1]);
+    expect(item.json().data.category.id).toBe(api.f.ids.A.categories[1]);
   });
 
   test('a consumable and a category: group and default rates', async () => {
-    const consumable = (await get(`/v1/consumables/${f.ids.A.consumables[0]}`)).json().data;
+    const consumable = (await get(`/v1/consumables/${api.f.ids.A.consumables[0]}`)).json().data;
     expect(Object.keys(consumable)).toEqual([
       'id',
       'name',
@@ -188,7 +179,7 @@ describe('shapes', () => {
       'updated_at',
     ]);
     expect(consumable.default_rates.client).toEqual({ amount: '210.00', currency: 'CAD' });
-    const category = (await get(`/v1/equipment-categories/${f.ids.A.categories[0]}`)).json().data;
+    const category = (await get(`/v1/equipment-categories/${api.f.ids.A.categories[0]}`)).json().data;
     expect(category.group).toBe('vehicles');
   });
 });
@@ -204,14 +195,14 @@ describe('fields', () => {
     const response = await get('/v1/sites?fields[sites]=name&include=contacts');
     for (const row of response.json().data) expect(Object.keys(row)).toEqual(['id', 'name', 'contacts']);
     const equipment = await get(
-      `/v1/equipment/${f.ids.A.equipment[0]}?fields[equipment]=name&include=category`,
+      `/v1/equipment/${api.f.ids.A.equipment[0]}?fields[equipment]=name&include=category`,
     );
     expect(Object.keys(equipment.json().data)).toEqual(['id', 'name', 'category']);
   });
 
   test('a relation named in fields but not included stays absent', async () => {
-    const row = (await get(`/v1/sites/${f.ids.A.sites[0]}?fields[sites]=contacts`)).json().data;
-    expect(row).toEqual({ id: f.ids.A.sites[0] });
+    const row = (await get(`/v1/sites/${api.f.ids.A.sites[0]}?fields[sites]=contacts`)).json().data;
+    expect(row).toEqual({ id: api.f.ids.A.sites[0] });
   });
 
   test.each([
@@ -234,9 +225,9 @@ describe('fields', () => {
   });
 
   test('items accept fields too', async () => {
-    const response = await get(`/v1/services/${f.ids.A.services[0]}?fields[services]=color`);
+    const response = await get(`/v1/services/${api.f.ids.A.services[0]}?fields[services]=color`);
     expectConforms(response, 'getService');
-    expect(response.json().data).toEqual({ id: f.ids.A.services[0], color: '#1f77b4' });
+    expect(response.json().data).toEqual({ id: api.f.ids.A.services[0], color: '#1f77b4' });
   });
 });
 
@@ -247,9 +238,9 @@ describe('identity', () => {
     expect(response.json()).toEqual({
       data: {
         api_key: {
-          id: f.keyIds.a,
+          id: api.f.keyIds.a,
           name: 'key a',
-          identifier: `svc_pk_…${f.keys.a.slice(-4)}`,
+          identifier: `svc_pk_…${api.f.keys.a.slice(-4)}`,
           scopes: [
             'sites:read',
             'services:read',
@@ -263,16 +254,16 @@ describe('identity', () => {
         company: { id: COMPANY.A, name: 'Company A', currency: 'CAD' },
       },
     });
-    expect(response.body).not.toContain(f.keys.a);
+    expect(response.body).not.toContain(api.f.keys.a);
   });
 
   test('/v1/me shows revokes_at during a rotation grace period', async () => {
-    const response = await get('/v1/me', f.keys.rotating);
+    const response = await get('/v1/me', api.f.keys.rotating);
     expect(response.json().data.api_key.revokes_at).toBe('2999-01-01T00:00:00.000000Z');
   });
 
   test('/v1/reference/scopes: the whole vocabulary, unpaginated, with a count', async () => {
-    const response = await get('/v1/reference/scopes', f.keys.noScopes);
+    const response = await get('/v1/reference/scopes', api.f.keys.noScopes);
     expectConforms(response, 'listScopes');
     const body = response.json();
     // Every scope of the registry (test/registry-consistency.test.ts checks it against the contract).
@@ -299,7 +290,7 @@ describe('identity', () => {
 
 describe('health and version', () => {
   test('health needs no key and says ok, without tenant data', async () => {
-    const response = await app.inject({ url: '/v1/health' });
+    const response = await api.app.inject({ url: '/v1/health' });
     expect(response.statusCode).toBe(200);
     expectConforms(response, 'getHealth');
     const body = response.json();
@@ -310,7 +301,7 @@ describe('health and version', () => {
   });
 
   test('health is degraded (503) when ingest has been quiet longer than the configured bound', async () => {
-    const stale = await testApp(f.dataDir, {
+    const stale = await testApp(api.f.dataDir, {
       env: { API_HEALTH_MAX_STALENESS_S: '60' },
       now: () => Date.now() + 3_600_000,
     });
@@ -337,7 +328,7 @@ describe('health and version', () => {
   });
 
   test('version: nulls when the build was not stamped', async () => {
-    const response = await app.inject({ url: '/v1/version' });
+    const response = await api.app.inject({ url: '/v1/version' });
     expectConforms(response, 'getVersion');
     expect(response.json()).toEqual({ commit_hash: null, branch: null, tag: null, deployed_at: null });
   });
@@ -354,7 +345,7 @@ describe('health and version', () => {
         deployed_at: 'Sat 31 Jan 2026 12:00:00 UTC',
       }),
     );
-    const stamped = await testApp(f.dataDir, { env: { API_BUILD_INFO_FILE: file } });
+    const stamped = await testApp(api.f.dataDir, { env: { API_BUILD_INFO_FILE: file } });
     const response = await stamped.inject({ url: '/v1/version' });
     expectConforms(response, 'getVersion');
     expect(response.json()).toEqual({
@@ -368,7 +359,11 @@ describe('health and version', () => {
   });
 
   test('HEAD is served for every GET', async () => {
-    const response = await app.inject({ method: 'HEAD', url: '/v1/sites', headers: bearer(f.keys.a) });
+    const response = await api.app.inject({
+      method: 'HEAD',
+      url: '/v1/sites',
+      headers: bearer(api.f.keys.a),
+    });
     expect(response.statusCode).toBe(200);
     expect(response.body).toBe('');
   });

@@ -1,25 +1,16 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { signCursor } from '../src/collection/cursor.ts';
 import { expectConforms, expectProblem } from './support/conformance.ts';
-import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
-import { bearer, TEST_CURSOR_SECRET, testApp } from './support/test-app.ts';
+import { COMPANY } from './support/fixture.ts';
+import { fixtureAppPerFile } from './support/fixture-app.ts';
+import { bearer, TEST_CURSOR_SECRET } from './support/test-app.ts';
 
 // Collection parameter rules (api/README.md, "Decisions where the spec is silent") and hostile
 // input: every bad request gets a documented problem document naming its parameter, never a 500.
 
-let f: Fixture;
-let app: FastifyInstance;
-beforeAll(async () => {
-  f = createFixture();
-  app = await testApp(f.dataDir);
-});
-afterAll(async () => {
-  await app.close();
-  f.cleanup();
-});
+const api = fixtureAppPerFile();
 
-const get = (url: string, key: string = f.keys.a) => app.inject({ url, headers: bearer(key) });
+const get = (url: string, key: string = api.f.keys.a) => api.app.inject({ url, headers: bearer(key) });
 const ids = (body: { data: { id: string }[] }) => body.data.map((row) => row.id);
 const cursorOf = (link: string) => new URL(link).searchParams.get('cursor')!;
 
@@ -61,12 +52,12 @@ describe('limit', () => {
 
 describe('sort', () => {
   test('id ascending by default; -field descending with id as the tie-breaker', async () => {
-    expect(ids((await get('/v1/sites')).json())).toEqual(f.ids.A.sites);
-    expect(ids((await get('/v1/sites?sort=-name')).json())).toEqual([...f.ids.A.sites].reverse());
-    expect(ids((await get('/v1/sites?sort=-id')).json())).toEqual([...f.ids.A.sites].reverse());
+    expect(ids((await get('/v1/sites')).json())).toEqual(api.f.ids.A.sites);
+    expect(ids((await get('/v1/sites?sort=-name')).json())).toEqual([...api.f.ids.A.sites].reverse());
+    expect(ids((await get('/v1/sites?sort=-id')).json())).toEqual([...api.f.ids.A.sites].reverse());
     // Equal created_at everywhere: the order is the tie-breaker's, in the last field's direction.
-    expect(ids((await get('/v1/sites?sort=-created_at')).json())).toEqual([...f.ids.A.sites].reverse());
-    expect(ids((await get('/v1/sites?sort=updated_at,name')).json())).toEqual(f.ids.A.sites);
+    expect(ids((await get('/v1/sites?sort=-created_at')).json())).toEqual([...api.f.ids.A.sites].reverse());
+    expect(ids((await get('/v1/sites?sort=updated_at,name')).json())).toEqual(api.f.ids.A.sites);
   });
 
   test.each([
@@ -93,7 +84,7 @@ describe('sort', () => {
   );
 
   test('fields after id are still ignored', async () => {
-    expect(ids((await get('/v1/sites?sort=-id,name')).json())).toEqual([...f.ids.A.sites].reverse());
+    expect(ids((await get('/v1/sites?sort=-id,name')).json())).toEqual([...api.f.ids.A.sites].reverse());
   });
 });
 
@@ -134,7 +125,7 @@ describe('fields', () => {
     expect(encoded.json().data).toEqual(literal.json().data);
     expect(lower.json().data).toEqual(literal.json().data);
     const filtered = await get('/v1/sites?filter%5Bupdated_since%5D=2000-01-01T00:00:00Z');
-    expect(ids(filtered.json())).toEqual(f.ids.A.sites);
+    expect(ids(filtered.json())).toEqual(api.f.ids.A.sites);
   });
 });
 
@@ -167,7 +158,7 @@ describe('filter[updated_since]', () => {
 });
 
 describe('cursor', () => {
-  async function nextCursor(url: string, key = f.keys.a): Promise<string> {
+  async function nextCursor(url: string, key = api.f.keys.a): Promise<string> {
     const response = await get(url, key);
     return cursorOf(response.json().links.next);
   }
@@ -213,11 +204,14 @@ describe('cursor', () => {
       'invalid_cursor',
     );
     await expectInvalid(`/v1/services?limit=1&cursor=${cursor}`, 'cursor', 'listServices', 'invalid_cursor');
-    const other = await app.inject({ url: `/v1/sites?limit=1&cursor=${cursor}`, headers: bearer(f.keys.b) });
-    expectProblem(other, 'listSites', 400, 'invalid_cursor');
-    const multiOnB = await app.inject({
+    const other = await api.app.inject({
       url: `/v1/sites?limit=1&cursor=${cursor}`,
-      headers: { ...bearer(f.keys.multi), 'x-service-company': COMPANY.B },
+      headers: bearer(api.f.keys.b),
+    });
+    expectProblem(other, 'listSites', 400, 'invalid_cursor');
+    const multiOnB = await api.app.inject({
+      url: `/v1/sites?limit=1&cursor=${cursor}`,
+      headers: { ...bearer(api.f.keys.multi), 'x-service-company': COMPANY.B },
     });
     expectProblem(multiOnB, 'listSites', 400, 'invalid_cursor');
   });
@@ -228,7 +222,7 @@ describe('cursor', () => {
       `/v1/sites?limit=2&sort=name,id&include=contacts&fields[sites]=name&cursor=${cursor}`,
     );
     expect(response.statusCode).toBe(200);
-    expect(ids(response.json())).toEqual(f.ids.A.sites.slice(1, 3));
+    expect(ids(response.json())).toEqual(api.f.ids.A.sites.slice(1, 3));
     expect(Object.keys(response.json().data[0])).toEqual(['id', 'name', 'contacts']);
   });
 
@@ -305,10 +299,10 @@ describe('hostile input never gives a 500', () => {
 
   test('a body on a GET is ignored or refused, never a 500', async () => {
     for (const type of ['application/json', 'text/plain', 'application/x-evil']) {
-      const response = await app.inject({
+      const response = await api.app.inject({
         method: 'GET',
         url: '/v1/sites',
-        headers: { ...bearer(f.keys.a), 'content-type': type },
+        headers: { ...bearer(api.f.keys.a), 'content-type': type },
         payload: '{"x":',
       });
       expect(response.statusCode).toBeLessThan(500);
@@ -320,10 +314,10 @@ describe('hostile input never gives a 500', () => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json().code).toBe('not_found');
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-      const response = await app.inject({
+      const response = await api.app.inject({
         method,
-        url: `/v1/sites/${f.ids.A.sites[0]}`,
-        headers: bearer(f.keys.a),
+        url: `/v1/sites/${api.f.ids.A.sites[0]}`,
+        headers: bearer(api.f.keys.a),
       });
       expect(response.statusCode).toBe(405);
       expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');

@@ -1,29 +1,14 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { expectProblem } from './support/conformance.ts';
-import {
-  COMPANY,
-  type CompanyIds,
-  type CompanyName,
-  createFixture,
-  type Fixture,
-} from './support/fixture.ts';
-import { bearer, testApp } from './support/test-app.ts';
+import { COMPANY, type CompanyIds, type CompanyName } from './support/fixture.ts';
+import { fixtureAppPerFile } from './support/fixture-app.ts';
+import { bearer } from './support/test-app.ts';
 
 // Tenant isolation (docs/public-data-api-v1.md "Collection rules" 6, docs/architecture.md#guarantees):
 // two companies, every endpoint, every id of the other company → 404 exactly like a missing id;
 // lists never show the other's rows.
 
-let f: Fixture;
-let app: FastifyInstance;
-beforeAll(async () => {
-  f = createFixture();
-  app = await testApp(f.dataDir);
-});
-afterAll(async () => {
-  await app.close();
-  f.cleanup();
-});
+const api = fixtureAppPerFile();
 
 const ITEMS: [string, string, keyof CompanyIds][] = [
   ['getSite', '/v1/sites', 'sites'],
@@ -42,10 +27,10 @@ const LISTS: [string, keyof CompanyIds][] = [
 
 /** How each caller selects a company: a single-company key, or the multi-company key's header. */
 const callers: [string, CompanyName, () => Record<string, string>][] = [
-  ['key of A', 'A', () => bearer(f.keys.a)],
-  ['key of B', 'B', () => bearer(f.keys.b)],
-  ['multi key selecting A', 'A', () => ({ ...bearer(f.keys.multi), 'x-service-company': COMPANY.A })],
-  ['multi key selecting B', 'B', () => ({ ...bearer(f.keys.multi), 'x-service-company': COMPANY.B })],
+  ['key of A', 'A', () => bearer(api.f.keys.a)],
+  ['key of B', 'B', () => bearer(api.f.keys.b)],
+  ['multi key selecting A', 'A', () => ({ ...bearer(api.f.keys.multi), 'x-service-company': COMPANY.A })],
+  ['multi key selecting B', 'B', () => ({ ...bearer(api.f.keys.multi), 'x-service-company': COMPANY.B })],
 ];
 
 function stable(body: Record<string, unknown>) {
@@ -57,42 +42,42 @@ describe.each(callers)('%s', (_name, own, headers) => {
   const other: CompanyName = own === 'A' ? 'B' : 'A';
 
   test.each(ITEMS)('%s: every id of the other company → 404 like a missing id', async (op, url, kind) => {
-    const missing = await app.inject({
+    const missing = await api.app.inject({
       url: `${url}/00000000-0000-4000-8000-00000000ffff`,
       headers: headers(),
     });
     expectProblem(missing, op, 404, 'not_found');
-    for (const id of f.ids[other][kind]) {
-      const response = await app.inject({
+    for (const id of api.f.ids[other][kind]) {
+      const response = await api.app.inject({
         url: `${url}/${id}?fields[${url.slice(4)}]=id`,
         headers: headers(),
       });
       expectProblem(response, op, 404, 'not_found');
       expect(stable(response.json())).toEqual(stable(missing.json()));
     }
-    for (const id of f.ids[own][kind]) {
-      expect((await app.inject({ url: `${url}/${id}`, headers: headers() })).statusCode).toBe(200);
+    for (const id of api.f.ids[own][kind]) {
+      expect((await api.app.inject({ url: `${url}/${id}`, headers: headers() })).statusCode).toBe(200);
     }
   });
 
   test.each(LISTS)('%s lists exactly its own company', async (url, kind) => {
-    const response = await app.inject({ url, headers: headers() });
+    const response = await api.app.inject({ url, headers: headers() });
     const body = response.json();
-    expect(body.data.map((row: { id: string }) => row.id)).toEqual([...f.ids[own][kind]].sort());
+    expect(body.data.map((row: { id: string }) => row.id)).toEqual([...api.f.ids[own][kind]].sort());
     // Nothing of the other company anywhere in the page, embedded relations included.
-    for (const list of Object.values(f.ids[other])) {
+    for (const list of Object.values(api.f.ids[other])) {
       for (const id of list) expect(response.body).not.toContain(id);
     }
   });
 
   test('contacts of the other company never appear, even through include', async () => {
-    const response = await app.inject({ url: '/v1/sites?include=contacts', headers: headers() });
+    const response = await api.app.inject({ url: '/v1/sites?include=contacts', headers: headers() });
     const contacts = response.json().data.flatMap((site: { contacts: { id: string }[] }) => site.contacts);
-    expect(contacts.map((c: { id: string }) => c.id).sort()).toEqual([...f.ids[own].contacts].sort());
+    expect(contacts.map((c: { id: string }) => c.id).sort()).toEqual([...api.f.ids[own].contacts].sort());
   });
 
   test('/v1/me names its own company', async () => {
-    expect((await app.inject({ url: '/v1/me', headers: headers() })).json().data.company.id).toBe(
+    expect((await api.app.inject({ url: '/v1/me', headers: headers() })).json().data.company.id).toBe(
       COMPANY[own],
     );
   });
