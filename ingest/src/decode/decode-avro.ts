@@ -5,9 +5,9 @@
  * types that schema gives. decoder.ts then builds the same `Change` from either.
  */
 import type { ColumnType } from './column-type.ts';
+import type { RowDecoder } from './compile-row-decoder.ts';
 import type { ValueOptions } from './decode-value.ts';
 import { fail } from './errors.ts';
-import type { RowDecoder } from './row-decoder.ts';
 import { WIRE_HEADER_BYTES } from './wire-format.ts';
 import { WriterSchema, type WriterSchemas } from './writer-schemas.ts';
 

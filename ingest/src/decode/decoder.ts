@@ -5,14 +5,14 @@
  */
 import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections';
 import type { ColumnType } from './column-type.ts';
+import type { RowDecoder } from './compile-row-decoder.ts';
 import { avroRowDecoder, readAvro } from './decode-avro.ts';
-import { decodeRow, rowDecoderFor } from './decode-row.ts';
 import type { ValueOptions } from './decode-value.ts';
 import { asObject, type Envelope, readEnvelope } from './envelope.ts';
 import { DecodeError, fail } from './errors.ts';
 import { parseExact, parseFast, UnsafeIntegerError } from './exact-json.ts';
 import { keyText, PartitionPositions, type PartitionSeen } from './partition-positions.ts';
-import type { RowDecoder } from './row-decoder.ts';
+import { decodeRow, rowDecoderFor } from './row-types.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { classifyTopic } from './topic.ts';
 import type { DecodeResult, RawRecord } from './types.ts';

@@ -1,6 +1,6 @@
 /**
  * The Debezium envelope, with or without JsonConverter's inline schema ({schema, payload}).
- * Only structure is checked here; column values are decoded in decode-row.ts.
+ * Only structure is checked here; column values are decoded in row-types.ts (compile-row-decoder.ts).
  */
 import type { ConnectSchema } from './column-type.ts';
 import { fail } from './errors.ts';

@@ -1,9 +1,9 @@
 export { columnTypesFromAvsc } from './avsc-column-types.ts';
 export type { ColumnType } from './column-type.ts';
 export { readAvro } from './decode-avro.ts';
-export { UNAVAILABLE_PLACEHOLDER } from './decode-row.ts';
 export { createDecoder, type Decoder, type DecoderOptions } from './decoder.ts';
 export { heartbeatTopic, heartbeatTsMs } from './heartbeat.ts';
+export { UNAVAILABLE_PLACEHOLDER } from './row-types.ts';
 export { classifyTopic, dataTopics } from './topic.ts';
 export type { DecodeResult, IgnoredReason, RawRecord } from './types.ts';
 export { schemaIdOf } from './wire-format.ts';

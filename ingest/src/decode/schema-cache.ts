@@ -8,9 +8,9 @@
  * (schema object, .avsc) pair (WeakMap).
  */
 import { type ColumnType, type ConnectSchema, columnTypesFromConnectStruct } from './column-type.ts';
-import { resolveTypes } from './decode-row.ts';
 import { type Unwrapped, unwrap } from './envelope.ts';
 import { fail } from './errors.ts';
+import { resolveTypes } from './row-types.ts';
 
 interface Entry {
   readonly prefix: string;

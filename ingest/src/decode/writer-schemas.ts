@@ -12,9 +12,9 @@ import {
   envelopeRowRecord,
 } from './avro-types.ts';
 import type { ColumnType } from './column-type.ts';
-import { resolveTypes } from './decode-row.ts';
+import { compileRowDecoder, type RowDecoder } from './compile-row-decoder.ts';
 import type { ValueOptions } from './decode-value.ts';
-import { compileRowDecoder, type RowDecoder } from './row-decoder.ts';
+import { resolveTypes } from './row-types.ts';
 import { incompatibility } from './schema-fit.ts';
 
 type Resolver = ReturnType<Type['createResolver']>;
@@ -74,7 +74,7 @@ export class WriterSchema {
     return types;
   }
 
-  /** The compiled decoder of this schema's rows (row-decoder.ts), per .avsc and value options. */
+  /** The compiled decoder of this schema's rows (compile-row-decoder.ts), per .avsc and value options. */
   rowDecoder(avsc: ReadonlyMap<string, ColumnType> | undefined, options: ValueOptions): RowDecoder {
     let entry = this.#decoders.get(avsc ?? null);
     if (entry?.options !== options) {

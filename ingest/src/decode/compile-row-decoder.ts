@@ -1,11 +1,11 @@
 /**
  * A row decoder compiled once per column-type map (one per writer schema or inline schema, with the
- * table's .avsc: decode-row.ts `resolveTypes`, cached by SchemaCache and WriterSchema), so that the
+ * table's .avsc: row-types.ts `resolveTypes`, cached by SchemaCache and WriterSchema), so that the
  * per-event work is one small function per column: no Map lookup and no switch on the column kind
  * per value, and the common values (a canonical UUID, a UTC timestamp already in the projection's
  * form, an integer, a small decimal) returned without a regex or BigInt. Anything else goes to
  * decodeValue, which holds every rule; the result is the same either way (unit tables over the
- * captured JSON and Avro events, tests/row-decoder.test.ts).
+ * captured JSON and Avro events, tests/compile-row-decoder.test.ts).
  */
 import type { ColumnValue, Row } from '@pda/projections';
 import { type ColumnType, PLAIN } from './column-type.ts';

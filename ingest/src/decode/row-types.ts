@@ -1,13 +1,16 @@
 /**
- * A row object of the envelope (`after`, or the message key) → projection Row. Columns holding
- * Debezium's unavailable-value placeholder (unchanged TOASTed values under default REPLICA
- * IDENTITY) are left out of the row and listed in `unavailable`, so apply keeps the stored value.
+ * Which type each column of a row has — the inline Connect schema's, completed by the table's .avsc
+ * (`resolveTypes`) — and the decoder compiled for a resolved type map (compile-row-decoder.ts),
+ * compiled once and reused: a row object of the envelope (`after`, or the message key) → projection
+ * Row. Columns holding Debezium's unavailable-value placeholder (unchanged TOASTed values under
+ * default REPLICA IDENTITY) are left out of the row and listed in `unavailable`, so apply keeps the
+ * stored value.
  */
 import { type ColumnType, PLAIN } from './column-type.ts';
+import { compileRowDecoder, type DecodedRow, type RowDecoder } from './compile-row-decoder.ts';
 import type { ValueOptions } from './decode-value.ts';
-import { compileRowDecoder, type DecodedRow, type RowDecoder } from './row-decoder.ts';
 
-export { type DecodedRow, UNAVAILABLE_PLACEHOLDER } from './row-decoder.ts';
+export { type DecodedRow, UNAVAILABLE_PLACEHOLDER } from './compile-row-decoder.ts';
 
 /**
  * The inline Connect type wins; the .avsc fills what JSON alone cannot say: the scale of a
@@ -41,7 +44,7 @@ export function resolveTypes(
 const compiled = new WeakMap<object, { readonly options: ValueOptions; readonly decode: RowDecoder }>();
 const untyped = new WeakMap<ValueOptions, RowDecoder>();
 
-/** The compiled row decoder of `types` (row-decoder.ts). */
+/** The compiled row decoder of `types` (compile-row-decoder.ts). */
 export function rowDecoderFor(
   types: ReadonlyMap<string, ColumnType> | undefined,
   options: ValueOptions,

@@ -1,16 +1,16 @@
 /**
- * The compiled row decoder's fast paths (src/decode/row-decoder.ts) give exactly what the generic
+ * The compiled row decoder's fast paths (src/decode/compile-row-decoder.ts) give exactly what the generic
  * value decoder gives, and fall back to it for everything else; the Avro change reader (only what a
  * Change needs, writer-schemas.ts) reads the same `after`, position and op as the whole record, for
  * every captured Avro event.
  */
 import { describe, expect, it } from 'vitest';
 import type { ColumnType } from '../src/decode/column-type.ts';
+import { compileRowDecoder } from '../src/decode/compile-row-decoder.ts';
 import { decimalFromBytes, formatScaled, unscaledFromBytes } from '../src/decode/decimal.ts';
 import { decodeValue, type ValueOptions } from '../src/decode/decode-value.ts';
 import { DecodeError } from '../src/decode/errors.ts';
 import { readAvro, schemaIdOf, UNAVAILABLE_PLACEHOLDER } from '../src/decode/index.ts';
-import { compileRowDecoder } from '../src/decode/row-decoder.ts';
 import { isCanonicalUtc, isoFromZonedString } from '../src/decode/time.ts';
 import { avroFixture } from './support/fixtures.ts';
 
