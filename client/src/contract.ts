@@ -1,9 +1,10 @@
-import type { components, paths } from './generated/openapi.ts';
+import type { components, paths } from '@pda/api/contract-types';
 
 /**
- * The client's vocabulary, derived from the generated contract types (generated/openapi.ts, from
- * api/openapi.yaml) and never written by hand: a new resource, parameter or member in the contract
- * reaches the client through `pnpm --filter @pda/client generate`.
+ * The client's vocabulary, derived from the contract's generated types (`@pda/api/contract-types`,
+ * from api/openapi.yaml, the same file the api's handlers are typed from) and never written by hand:
+ * a new resource, parameter or member in the contract reaches the client through
+ * `pnpm --filter @pda/api generate`.
  */
 
 /** An exported resource type: the collection name of its endpoint (`sites`, `equipment-categories`, …). */

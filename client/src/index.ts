@@ -1,5 +1,7 @@
 // @pda/client: a typed client of the Public Data API v1 (docs/partners.md). Types come from the
-// contract (generated/openapi.ts, from api/openapi.yaml); nothing here restates them.
+// contract (`@pda/api/contract-types`, generated from api/openapi.yaml); nothing here restates them.
+
+export type { components, operations, paths } from '@pda/api/contract-types';
 export { type Client, createClient } from './client.ts';
 export type {
   Deletion,
@@ -18,7 +20,6 @@ export type {
 } from './contract.ts';
 export { ApiError, SyncWindowExpiredError } from './errors.ts';
 export type { ExportOptions } from './export-all.ts';
-export type { components, operations, paths } from './generated/openapi.ts';
 export type { RetryEvent, RetryOptions } from './retry.ts';
 export type { SyncFromOptions, SyncTokens, TokenSyncItem } from './sync-from.ts';
 export type { SyncItem, SyncOptions } from './sync-since.ts';

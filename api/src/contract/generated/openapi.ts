@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Source: api/openapi.yaml. Regenerate with `pnpm --filter @pda/client generate`.
+// Source: api/openapi.yaml. Regenerate with `pnpm --filter @pda/api generate`.
 
 export interface paths {
     "/v1/health": {
