@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@pda/projections/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import { issueKey } from '../src/read-side.ts';
 import { repoRoot, waitFor } from '../src/stack-env.ts';
 import { type ApiProcess, startApi } from './support/api-process.ts';
@@ -29,10 +30,10 @@ import {
   createCompanies,
   faultTolerantPool,
   startContinuousWriter,
+  writerRecord,
 } from './support/writer.ts';
 
 const SITES = 600;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('fault: the api restarted and a rebuild swapped in while partners page', () => {
   const pool = faultTolerantPool();
@@ -221,12 +222,7 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
       passesAcrossSwap: acrossSwap.length,
       ...swap,
       passes: swap.passes.length,
-      writer: {
-        changes: committedChanges(summary),
-        abandoned: summary.abandoned,
-        failedSlices: summary.failedSlices,
-        firstSliceError: summary.firstSliceError,
-      },
+      writer: writerRecord(summary),
       sampleDifferences: comparison.differences.slice(0, 10),
     });
 

@@ -10,21 +10,21 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
 import { caseRecord, longVariant, writeLog } from './support/result.ts';
-import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
+import { outage, stackSh, watchConnector } from './support/stack-control.ts';
 import {
   committedChanges,
   createCompanies,
   faultTolerantPool,
   startContinuousWriter,
+  writerRecord,
 } from './support/writer.ts';
 
 // How long a component stays down while the writer goes on.
 const DOWN_MS = longVariant() ? 60_000 : 5_000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number) => Math.round(n * 100) / 100;
 
 describe('fault: the Kafka broker and Kafka Connect killed and restarted under a continuous writer', () => {
   const pool = faultTolerantPool();
@@ -52,21 +52,11 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
         for (const component of ['kafka', 'connect'] as const) {
           await pause(2_000);
           const skippedBefore = await ingest.metric('pda_ingest_events_total', 'outcome="skipped"');
-          await stackSh('stop', component, '--kill');
-          await pause(DOWN_MS);
-          const upStarted = Date.now();
-          await stackSh('up'); // starts the killed component; returns once the connector is RUNNING
-          const upSeconds = (Date.now() - upStarted) / 1000;
-          const inKafka = await eventsFlowingAgainSeconds(upStarted);
-          const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
-          const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
+          // `stack.sh up` starts the killed component again.
+          const { upStarted, figures } = await outage(ingest, [component, '--kill'], DOWN_MS);
           phases.push({
             component,
-            downSeconds: DOWN_MS / 1000,
-            stackUpSeconds: round(upSeconds),
-            eventsInKafkaAgainSeconds: round(inKafka),
-            appliedAgainSeconds: round(applied),
-            caughtUpSeconds: round(caughtUp),
+            ...figures,
             ingestAlive: ingest.alive(),
             ingestWarnings: ingest.warnings(upStarted - DOWN_MS),
             redeliveredEventsSkipped:
@@ -96,12 +86,7 @@ describe('fault: the Kafka broker and Kafka Connect killed and restarted under a
         failedRequests: null,
         phases,
         connectorStatesSeen: statesSeen,
-        writer: {
-          changes: committedChanges(summary),
-          abandoned: summary.abandoned,
-          failedSlices: summary.failedSlices,
-          firstSliceError: summary.firstSliceError,
-        },
+        writer: writerRecord(summary),
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(comparison.differences).toEqual([]);

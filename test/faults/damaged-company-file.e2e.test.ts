@@ -16,6 +16,7 @@ import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
 import { companyPath } from '@pda/projections';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import { type PrivateConnector, startPrivateConnector } from '../src/private-connector.ts';
 import { issueKey } from '../src/read-side.ts';
 import { kafkaClient, repoRoot, waitFor } from '../src/stack-env.ts';
@@ -26,7 +27,7 @@ import {
   type IngestProcess,
   startIngest,
 } from './support/ingest-process.ts';
-import { caseRecord, longVariant, writeLog } from './support/result.ts';
+import { caseRecord, longVariant, round, writeLog } from './support/result.ts';
 import {
   committedChanges,
   createCompanies,
@@ -35,8 +36,6 @@ import {
 } from './support/writer.ts';
 
 const run = promisify(execFile);
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number) => Math.round(n * 100) / 100;
 /** How long the damaged companies wait before their rebuild (the others are written meanwhile). */
 const DAMAGED_MS = longVariant() ? 60_000 : 5_000;
 

@@ -9,31 +9,33 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import type { PrivateConnector } from '../src/private-connector.ts';
 import { startPrivateConnector } from '../src/private-connector.ts';
-import { kafkaClient, waitFor } from '../src/stack-env.ts';
+import { kafkaClient } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
-import { caseRecord, longVariant, writeLog } from './support/result.ts';
+import { caseRecord, longVariant, round, writeLog } from './support/result.ts';
 import {
-  COMMITS_SETTLE_MS,
-  committedTotal,
   fillUp,
+  holdStorageFault,
   integrityProblems,
   type Mounted,
   mountTmpfs,
-  type StorageReadyz,
+  storageLines,
+  storageOkAgain,
+  storageReadyz,
+  type WhileFaulted,
 } from './support/storage.ts';
 import {
   committedChanges,
   createCompanies,
   faultTolerantPool,
   startContinuousWriter,
+  writerRecord,
 } from './support/writer.ts';
 
 const FULL_MS = longVariant() ? 60_000 : 8_000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number) => Math.round(n * 100) / 100;
 
 // Mounting needs root (the CI and the test machine run as root); elsewhere the case is skipped.
 describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () => {
@@ -60,8 +62,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
       const groupId = `e2e-fault-disk-full-${randomUUID()}`;
       ingest = startIngest({ dataDir, groupId, env: { INGEST_TOPIC_PREFIX: connector.topicPrefix } });
       const port = await ingest.adminPort();
-      const readyz = async () =>
-        (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as StorageReadyz;
+      const readyz = storageReadyz(port);
       await ingest.firstAppliedSeconds(120_000);
       await ingest.caughtUpSeconds(120_000);
 
@@ -69,38 +70,24 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
       let summary: Awaited<ReturnType<typeof writer.stop>>;
       let detectSeconds: number;
       let resumeSeconds: number;
-      let whileFull: {
-        readyz: StorageReadyz;
-        faultMetric: number;
-        committedBefore: number;
-        committedAfter: number;
-      };
+      let whileFull: WhileFaulted;
       const filler = join(mountPoint, 'filler');
       try {
         await pause(3_000);
         const filledAt = Date.now();
         const filled = fillUp(filler);
         // The WAL reuses its own space for a while: the fault shows once a file must grow.
-        const faulted = await waitFor(
-          '/readyz storage full',
-          async () => {
-            const body = await readyz();
-            return body.storage.status === 'full' && body;
-          },
-          { timeoutMs: 90_000, intervalMs: 100 },
-        );
-        detectSeconds = (Date.now() - filledAt) / 1000;
-        expect(faulted.status).toBe('not_ready');
-        await pause(COMMITS_SETTLE_MS);
-        const committedBefore = await committedTotal(groupId, connector.topicPrefix);
-        await pause(FULL_MS - COMMITS_SETTLE_MS);
-        const committedAfter = await committedTotal(groupId, connector.topicPrefix);
-        whileFull = {
-          readyz: await readyz(),
-          faultMetric: await ingest.metric('pda_ingest_storage_fault', 'kind="full"'),
-          committedBefore,
-          committedAfter,
-        };
+        const held = await holdStorageFault(ingest, readyz, {
+          kind: 'full',
+          since: filledAt,
+          detectTimeoutMs: 90_000,
+          holdMs: FULL_MS,
+          groupId,
+          topicPrefix: connector.topicPrefix,
+        });
+        detectSeconds = held.detectSeconds;
+        whileFull = held.whileFaulted;
+        expect(held.faulted.status).toBe('not_ready');
         // Integrity while the disk is still full (the writer's files were closed after its failure).
         expect(integrityProblems(dataDir)).toEqual([]);
         const freedAt = Date.now();
@@ -108,10 +95,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
         // Resumed = the first batch applied after the space came back; /readyz says ok once
         // applying has worked for 3 s without a failure (storage-state.ts).
         resumeSeconds = await ingest.firstAppliedSeconds(60_000, freedAt);
-        await waitFor('/readyz storage ok', async () => (await readyz()).storage.status === 'ok', {
-          timeoutMs: 60_000,
-          intervalMs: 100,
-        });
+        await storageOkAgain(readyz);
         expect(filled).toBeGreaterThan(0);
         await pause(2_000);
       } finally {
@@ -122,11 +106,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
       const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
       const integrity = integrityProblems(dataDir);
       const since = ingest.spawnedAt;
-      const paused = ingest.lines.filter((l) => String(l.msg).startsWith('applying paused'));
-      const resumed = ingest.lines.filter(
-        (l) => l.msg === 'applying resumed: the data directory accepts writes again',
-      );
-      const perPartition = ingest.lines.filter((l) => l.msg === 'apply failed; partition paused');
+      const { paused, resumed, perPartition } = storageLines(ingest);
       writeLog(
         'disk-full',
         'ingest-warnings',
@@ -144,12 +124,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () =
         failuresWhileFull: whileFull.readyz.storage.failures ?? null,
         warnings: ingest.warnings(since),
         integrity,
-        writer: {
-          changes: committedChanges(summary),
-          abandoned: summary.abandoned,
-          failedSlices: summary.failedSlices,
-          firstSliceError: summary.firstSliceError,
-        },
+        writer: writerRecord(summary),
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(whileFull.readyz.storage.status).toBe('full');

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
 import { caseRecord, longVariant, spread } from './support/result.ts';
@@ -19,13 +20,13 @@ import {
   createCompanies,
   faultTolerantPool,
   startContinuousWriter,
+  writerRecord,
 } from './support/writer.ts';
 
 const KILLS = 10;
 /** ingest's INGEST_SESSION_TIMEOUT_MS default (ingest/src/config.ts), not overridden here. */
 const SESSION_TIMEOUT_SECONDS = 30;
 const BULK_ROWS = longVariant() ? 180_000 : 0;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `rows` sites of `company` inserted in chunks of 2,000 (one transaction each), as a bulk import. */
 async function bulkLoad(pool: pg.Pool, company: string, rows: number, stop: () => boolean) {
@@ -108,12 +109,7 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
         firstAppliedSeconds: first,
         caughtUpSeconds: whole,
         killedAfterMs,
-        writer: {
-          changes: committedChanges(summary),
-          abandoned: summary.abandoned,
-          failedSlices: summary.failedSlices,
-          firstSliceError: summary.firstSliceError,
-        },
+        writer: writerRecord(summary),
         bulkRows: BULK_ROWS,
         sampleDifferences: comparison.differences.slice(0, 10),
       });

@@ -12,20 +12,20 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, startIngest } from './support/ingest-process.ts';
 import { caseRecord, longVariant, writeLog } from './support/result.ts';
-import { eventsFlowingAgainSeconds, stackSh, watchConnector } from './support/stack-control.ts';
+import { outage, stackSh, watchConnector } from './support/stack-control.ts';
 import {
   committedChanges,
   createCompanies,
   faultTolerantPool,
   startContinuousWriter,
+  writerRecord,
 } from './support/writer.ts';
 
 const DOWN_MS = longVariant() ? 60_000 : 3_000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number) => Math.round(n * 100) / 100;
 
 describe('fault: PostgreSQL restarted (fast, then immediate) while the connector streams', () => {
   const pool = faultTolerantPool();
@@ -52,23 +52,12 @@ describe('fault: PostgreSQL restarted (fast, then immediate) while the connector
         for (const mode of ['--fast', '--immediate'] as const) {
           await pause(2_000);
           const connector = watchConnector();
-          await stackSh('stop', 'postgres', mode);
-          await pause(DOWN_MS);
-          const upStarted = Date.now();
-          await stackSh('up');
-          const upSeconds = (Date.now() - upStarted) / 1000;
-          const inKafka = await eventsFlowingAgainSeconds(upStarted);
-          const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
-          const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
+          const { figures } = await outage(ingest, ['postgres', mode], DOWN_MS);
           const states = await connector.stop();
           for (const s of states) statesSeen.add(s);
           phases.push({
             mode,
-            downSeconds: DOWN_MS / 1000,
-            stackUpSeconds: round(upSeconds),
-            eventsInKafkaAgainSeconds: round(inKafka),
-            appliedAgainSeconds: round(applied),
-            caughtUpSeconds: round(caughtUp),
+            ...figures,
             connectorStatesSeen: states,
           });
         }
@@ -91,12 +80,7 @@ describe('fault: PostgreSQL restarted (fast, then immediate) while the connector
         differences: comparison.differences.length,
         failedRequests: null,
         phases,
-        writer: {
-          changes: committedChanges(summary),
-          abandoned: summary.abandoned,
-          failedSlices: summary.failedSlices,
-          firstSliceError: summary.firstSliceError,
-        },
+        writer: writerRecord(summary),
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(comparison.differences).toEqual([]);

@@ -20,31 +20,33 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from '../src/pause.ts';
 import type { PrivateConnector } from '../src/private-connector.ts';
 import { startPrivateConnector } from '../src/private-connector.ts';
 import { kafkaClient, repoRoot, waitFor } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, ingestEnv, startIngest } from './support/ingest-process.ts';
-import { caseRecord, longVariant, writeLog } from './support/result.ts';
+import { caseRecord, longVariant, round, writeLog } from './support/result.ts';
 import {
-  COMMITS_SETTLE_MS,
-  committedTotal,
   type Ext4Mount,
+  holdStorageFault,
   integrityProblems,
   mountExt4,
-  type StorageReadyz,
+  storageLines,
+  storageOkAgain,
+  storageReadyz,
+  type WhileFaulted,
 } from './support/storage.ts';
 import {
   committedChanges,
   createCompanies,
   faultTolerantPool,
   startContinuousWriter,
+  writerRecord,
 } from './support/writer.ts';
 
 const run = promisify(execFile);
 const READ_ONLY_MS = longVariant() ? 60_000 : 8_000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number) => Math.round(n * 100) / 100;
 
 // Mounting needs root (the CI and the test machine run as root); elsewhere the case is skipped.
 describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only', () => {
@@ -71,8 +73,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       const groupId = `e2e-fault-read-only-${randomUUID()}`;
       ingest = startIngest({ dataDir, groupId, env: { INGEST_TOPIC_PREFIX: connector.topicPrefix } });
       const port = await ingest.adminPort();
-      const readyz = async () =>
-        (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as StorageReadyz;
+      const readyz = storageReadyz(port);
       await ingest.firstAppliedSeconds(120_000);
       await ingest.caughtUpSeconds(120_000);
 
@@ -80,45 +81,28 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       let summary: Awaited<ReturnType<typeof writer.stop>>;
       let detectSeconds: number;
       let resumeSeconds: number;
-      let whileReadOnly: {
-        readyz: StorageReadyz;
-        faultMetric: number;
-        committedBefore: number;
-        committedAfter: number;
-      };
+      let whileReadOnly: WhileFaulted;
       let unmountSeconds: number;
       try {
         await pause(3_000);
         const failedAt = Date.now();
         await mounted.failReadOnly();
-        const faulted = await waitFor(
-          '/readyz storage read_only',
-          async () => {
-            const body = await readyz();
-            return body.storage.status === 'read_only' && body;
-          },
-          { timeoutMs: 60_000, intervalMs: 100 },
-        );
-        detectSeconds = (Date.now() - failedAt) / 1000;
-        expect(faulted.status).toBe('not_ready');
-        await pause(COMMITS_SETTLE_MS);
-        const committedBefore = await committedTotal(groupId, connector.topicPrefix);
-        await pause(READ_ONLY_MS - COMMITS_SETTLE_MS);
-        const committedAfter = await committedTotal(groupId, connector.topicPrefix);
-        whileReadOnly = {
-          readyz: await readyz(),
-          faultMetric: await ingest.metric('pda_ingest_storage_fault', 'kind="read_only"'),
-          committedBefore,
-          committedAfter,
-        };
+        const held = await holdStorageFault(ingest, readyz, {
+          kind: 'read_only',
+          since: failedAt,
+          detectTimeoutMs: 60_000,
+          holdMs: READ_ONLY_MS,
+          groupId,
+          topicPrefix: connector.topicPrefix,
+        });
+        detectSeconds = held.detectSeconds;
+        whileReadOnly = held.whileFaulted;
+        expect(held.faulted.status).toBe('not_ready');
         // The operator's repair: unmount (ingest has let go of its files), fsck, mount again.
         ({ unmountSeconds } = await mounted.repair());
         const remountedAt = Date.now();
         resumeSeconds = await ingest.firstAppliedSeconds(60_000, remountedAt);
-        await waitFor('/readyz storage ok', async () => (await readyz()).storage.status === 'ok', {
-          timeoutMs: 60_000,
-          intervalMs: 100,
-        });
+        await storageOkAgain(readyz);
         await pause(2_000);
       } finally {
         summary = await writer.stop();
@@ -153,12 +137,8 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       await ingest.caughtUpSeconds(120_000);
       const comparison = await settledComparison(pool, dataDir, [company, other], { timeoutMs: 90_000 });
       const since = ingest.spawnedAt;
-      const paused = ingest.lines.filter((l) => String(l.msg).startsWith('applying paused'));
+      const { paused, resumed, perPartition } = storageLines(ingest);
       const readOnlyPauses = paused.filter((l) => l.storage === 'read_only');
-      const resumed = ingest.lines.filter(
-        (l) => l.msg === 'applying resumed: the data directory accepts writes again',
-      );
-      const perPartition = ingest.lines.filter((l) => l.msg === 'apply failed; partition paused');
       writeLog(
         'read-only',
         'ingest-warnings',
@@ -179,12 +159,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
         failuresWhileReadOnly: whileReadOnly.readyz.storage.failures ?? null,
         warnings: ingest.warnings(since),
         integrity,
-        writer: {
-          changes: committedChanges(summary),
-          abandoned: summary.abandoned,
-          failedSlices: summary.failedSlices,
-          firstSliceError: summary.firstSliceError,
-        },
+        writer: writerRecord(summary),
         sampleDifferences: comparison.differences.slice(0, 10),
       });
       expect(whileReadOnly.readyz.storage.status).toBe('read_only');

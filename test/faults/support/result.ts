@@ -93,10 +93,13 @@ export function writeLog(caseName: string, what: string, lines: readonly unknown
   );
 }
 
+/** Seconds as the records show them, rounded to 0.01 s. */
+export const round = (n: number) => Math.round(n * 100) / 100;
+
 /** min / median / max of seconds, rounded to 0.01 s. */
 export function spread(values: readonly number[]) {
   const sorted = [...values].sort((a, b) => a - b);
-  const round = (n: number | undefined) => (n === undefined ? null : Math.round(n * 100) / 100);
+  const rounded = (n: number | undefined) => (n === undefined ? null : round(n));
   const mid = sorted.length / 2;
   const median =
     sorted.length === 0
@@ -104,7 +107,7 @@ export function spread(values: readonly number[]) {
       : sorted.length % 2
         ? sorted[Math.floor(mid)]
         : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  return { n: sorted.length, min: round(sorted[0]), median: round(median), max: round(sorted.at(-1)) };
+  return { n: sorted.length, min: rounded(sorted[0]), median: rounded(median), max: rounded(sorted.at(-1)) };
 }
 
 /** Whether the long variants run (PDA_FAULTS_LONG=1): larger loads, longer outages. */

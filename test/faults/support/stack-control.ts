@@ -4,7 +4,10 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pause } from '../../src/pause.ts';
 import { connectRequest, kafkaClient, repoRoot, stackEnv, waitFor } from '../../src/stack-env.ts';
+import type { IngestProcess } from './ingest-process.ts';
+import { round } from './result.ts';
 
 const run = promisify(execFile);
 
@@ -94,4 +97,43 @@ export async function eventsFlowingAgainSeconds(since: number, timeoutMs = 180_0
     { timeoutMs, intervalMs: 250 },
   );
   return (Date.now() - since) / 1000;
+}
+
+/** One outage's figures, in seconds (rounded), counted from the start of `stack.sh up`. */
+export interface OutageFigures {
+  readonly downSeconds: number;
+  readonly stackUpSeconds: number;
+  readonly eventsInKafkaAgainSeconds: number;
+  readonly appliedAgainSeconds: number;
+  readonly caughtUpSeconds: number;
+}
+
+/**
+ * One outage under a running ingest: `stack.sh stop <stopArgs>`, `downMs` down, `stack.sh up`
+ * (which returns once the connector is RUNNING); then how long until events reach Kafka again and
+ * ingest applies again and catches up. `upStarted` is when `stack.sh up` began (epoch ms).
+ */
+export async function outage(
+  ingest: IngestProcess,
+  stopArgs: readonly string[],
+  downMs: number,
+): Promise<{ upStarted: number; figures: OutageFigures }> {
+  await stackSh('stop', ...stopArgs);
+  await pause(downMs);
+  const upStarted = Date.now();
+  await stackSh('up');
+  const upSeconds = (Date.now() - upStarted) / 1000;
+  const inKafka = await eventsFlowingAgainSeconds(upStarted);
+  const applied = await ingest.firstAppliedSeconds(180_000, upStarted);
+  const caughtUp = await ingest.caughtUpSeconds(180_000, upStarted);
+  return {
+    upStarted,
+    figures: {
+      downSeconds: downMs / 1000,
+      stackUpSeconds: round(upSeconds),
+      eventsInKafkaAgainSeconds: round(inKafka),
+      appliedAgainSeconds: round(applied),
+      caughtUpSeconds: round(caughtUp),
+    },
+  };
 }

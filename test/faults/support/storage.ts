@@ -18,7 +18,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { openReader } from '@pda/projections';
+import { pause } from '../../src/pause.ts';
 import { kafkaClient, waitFor } from '../../src/stack-env.ts';
+import type { IngestProcess } from './ingest-process.ts';
 
 const run = promisify(execFile);
 
@@ -167,3 +169,75 @@ export async function committedTotal(groupId: string, prefix: string): Promise<n
  * should have stopped.
  */
 export const COMMITS_SETTLE_MS = 2_500;
+
+/** ingest's /readyz on its admin port `port`. */
+export const storageReadyz = (port: number) => async () =>
+  (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as StorageReadyz;
+
+/** What a case reads while its storage fault holds. */
+export interface WhileFaulted {
+  readonly readyz: StorageReadyz;
+  /** pda_ingest_storage_fault of the fault's kind. */
+  readonly faultMetric: number;
+  /** The group's committed offsets COMMITS_SETTLE_MS into the fault, and at its end. */
+  readonly committedBefore: number;
+  readonly committedAfter: number;
+}
+
+/**
+ * A storage fault made at `since` (epoch ms), held: waits until ingest's /readyz reports the storage
+ * status `kind` (that answer is `faulted`, `detectSeconds` the time from `since`), then keeps the
+ * fault for `holdMs`, reading the group's committed offsets COMMITS_SETTLE_MS in and at the end,
+ * then /readyz and pda_ingest_storage_fault{kind} once more. The caller then repairs the fault.
+ */
+export async function holdStorageFault(
+  ingest: IngestProcess,
+  readyz: () => Promise<StorageReadyz>,
+  options: {
+    readonly kind: 'full' | 'read_only';
+    readonly since: number;
+    readonly detectTimeoutMs: number;
+    readonly holdMs: number;
+    readonly groupId: string;
+    readonly topicPrefix: string;
+  },
+): Promise<{ faulted: StorageReadyz; detectSeconds: number; whileFaulted: WhileFaulted }> {
+  const faulted = await waitFor(
+    `/readyz storage ${options.kind}`,
+    async () => {
+      const body = await readyz();
+      return body.storage.status === options.kind && body;
+    },
+    { timeoutMs: options.detectTimeoutMs, intervalMs: 100 },
+  );
+  const detectSeconds = (Date.now() - options.since) / 1000;
+  await pause(COMMITS_SETTLE_MS);
+  const committedBefore = await committedTotal(options.groupId, options.topicPrefix);
+  await pause(options.holdMs - COMMITS_SETTLE_MS);
+  const committedAfter = await committedTotal(options.groupId, options.topicPrefix);
+  const whileFaulted = {
+    readyz: await readyz(),
+    faultMetric: await ingest.metric('pda_ingest_storage_fault', `kind="${options.kind}"`),
+    committedBefore,
+    committedAfter,
+  };
+  return { faulted, detectSeconds, whileFaulted };
+}
+
+/** Until ingest's /readyz says its storage is ok again (after 3 s of applying without a failure). */
+export const storageOkAgain = (readyz: () => Promise<StorageReadyz>) =>
+  waitFor('/readyz storage ok', async () => (await readyz()).storage.status === 'ok', {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
+
+/** ingest's log lines of a storage case: its pauses, its resumes and any per-partition apply failure. */
+export function storageLines(ingest: IngestProcess) {
+  return {
+    paused: ingest.lines.filter((l) => String(l.msg).startsWith('applying paused')),
+    resumed: ingest.lines.filter(
+      (l) => l.msg === 'applying resumed: the data directory accepts writes again',
+    ),
+    perPartition: ingest.lines.filter((l) => l.msg === 'apply failed; partition paused'),
+  };
+}

@@ -89,3 +89,11 @@ export function startContinuousWriter(
 /** Changes committed by a writer summary, all operations together. */
 export const committedChanges = (summary: WriterSummary) =>
   Object.values(summary.committed).reduce((sum, n) => sum + n, 0);
+
+/** What a case records of its writer: the changes it committed, what it abandoned, the slices that failed. */
+export const writerRecord = (summary: ContinuousWriterSummary) => ({
+  changes: committedChanges(summary),
+  abandoned: summary.abandoned,
+  failedSlices: summary.failedSlices,
+  firstSliceError: summary.firstSliceError,
+});
