@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { openCompanyReader, type SourceTable } from '@pda/projections';
+import { metricSample } from '@pda/projections/testing';
 import type { Kafka } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { produceEvents } from './src/produce-events.ts';
@@ -32,11 +33,6 @@ function siteCount(dataDir: string, company: string): number {
   } catch {
     return 0; // the file does not exist yet
   }
-}
-
-function metric(text: string, name: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(name.length + 1));
 }
 
 describe(`ingest with ${LIMIT} file descriptors and ${COMPANIES} companies`, () => {
@@ -119,14 +115,14 @@ describe(`ingest with ${LIMIT} file descriptors and ${COMPANIES} companies`, () 
     expect(output).toContain('INGEST_MAX_OPEN_COMPANIES needs more file descriptors than the limit allows');
     const adminPort = Number(/"adminPort":(\d+)/.exec(output)?.[1]);
     const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-    expect(metric(text, 'pda_ingest_process_max_fds')).toBe(LIMIT);
+    expect(metricSample(text, 'pda_ingest_process_max_fds')).toBe(LIMIT);
     // Half of 128 kept for sockets and the rest, three descriptors per file.
-    expect(metric(text, 'pda_ingest_open_company_files_max')).toBe(21);
-    expect(metric(text, 'pda_ingest_open_company_files')).toBeLessThanOrEqual(21);
-    expect(metric(text, 'pda_ingest_company_files_evicted_total')).toBeGreaterThan(0);
+    expect(metricSample(text, 'pda_ingest_open_company_files_max')).toBe(21);
+    expect(metricSample(text, 'pda_ingest_open_company_files')).toBeLessThanOrEqual(21);
+    expect(metricSample(text, 'pda_ingest_company_files_evicted_total')).toBeGreaterThan(0);
     // Every company's file was opened at least once; how many were reopened depends on how the
     // chunks were grouped into apply calls (one call over all 60 companies reopens none).
-    expect(metric(text, 'pda_ingest_company_files_opened_total')).toBeGreaterThanOrEqual(COMPANIES);
+    expect(metricSample(text, 'pda_ingest_company_files_opened_total')).toBeGreaterThanOrEqual(COMPANIES);
     expect(exited()).toBe(false);
     expect(output).not.toContain('"level":50');
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Change } from '@pda/projections';
-import { buildProjection, freePort, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { buildProjection, freePort, makeUpsert, metricSample, sampleRow } from '@pda/projections/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, uuid } from './support/fixture.ts';
 import { TEST_CURSOR_SECRET } from './support/test-app.ts';
@@ -131,11 +131,6 @@ function sitesOf(n: number): Promise<{ status: number; ids: string[] }> {
   });
 }
 
-function metric(text: string, name: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(name.length + 1));
-}
-
 describe(`the api with ${LIMIT} file descriptors and ${COMPANIES} companies`, () => {
   it('answers every company right while evicting, and says so in its log and metrics', async () => {
     expect(output).toContain('API_MAX_OPEN_COMPANIES needs more file descriptors than the limit allows');
@@ -150,13 +145,15 @@ describe(`the api with ${LIMIT} file descriptors and ${COMPANIES} companies`, ()
       }
     }
     const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-    expect(metric(text, 'pda_api_process_max_fds')).toBe(LIMIT);
+    expect(metricSample(text, 'pda_api_process_max_fds')).toBe(LIMIT);
     // Half of 96 kept for sockets and the rest, three descriptors per file.
-    expect(metric(text, 'pda_api_open_company_files_max')).toBe(16);
-    expect(metric(text, 'pda_api_open_company_files')).toBeLessThanOrEqual(16);
-    expect(metric(text, 'pda_api_company_files_evicted_total')).toBeGreaterThan(0);
-    expect(metric(text, 'pda_api_company_file_lookups_total{result="miss"}')).toBeGreaterThan(COMPANIES);
-    expect(metric(text, 'pda_api_process_open_fds')).toBeLessThanOrEqual(LIMIT);
+    expect(metricSample(text, 'pda_api_open_company_files_max')).toBe(16);
+    expect(metricSample(text, 'pda_api_open_company_files')).toBeLessThanOrEqual(16);
+    expect(metricSample(text, 'pda_api_company_files_evicted_total')).toBeGreaterThan(0);
+    expect(metricSample(text, 'pda_api_company_file_lookups_total{result="miss"}')).toBeGreaterThan(
+      COMPANIES,
+    );
+    expect(metricSample(text, 'pda_api_process_open_fds')).toBeLessThanOrEqual(LIMIT);
     expect(child.exitCode).toBeNull();
     expect(output).not.toContain('"level":50');
   });
@@ -179,7 +176,9 @@ describe(`the api with ${LIMIT} file descriptors and ${COMPANIES} companies`, ()
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await sitesOf(1)).toEqual({ status: 200, ids: [site(1)] });
     const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-    expect(metric(text, 'pda_api_rate_limited_total{reason="too_many_connections"}')).toBeGreaterThan(0);
+    expect(metricSample(text, 'pda_api_rate_limited_total{reason="too_many_connections"}')).toBeGreaterThan(
+      0,
+    );
     expect(child.exitCode).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AdminServer } from '@pda/admin-http';
-import { FIXTURE_TS_MS } from '@pda/projections/testing';
+import { FIXTURE_TS_MS, metricSample } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createMetrics } from '../src/ops/metrics.ts';
@@ -49,12 +49,6 @@ async function withAdmin(
   return { app, scrape, url };
 }
 
-/** The value of one sample line (`name{labels} value`), undefined when absent. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
 describe('admin port', () => {
   test('request counters, durations and gauges move with real requests', async () => {
     const { app, scrape } = await withAdmin(f.dataDir, { now: () => Date.now() + HOUR_MS });
@@ -68,34 +62,38 @@ describe('admin port', () => {
     expect((await app.inject({ url: '/v1/%zz' })).statusCode).toBe(400);
 
     const text = await scrape();
-    expect(sample(text, 'pda_api_requests_total{operation="listSites",status="200"}')).toBe(3);
-    expect(sample(text, 'pda_api_requests_total{operation="listSites",status="401"}')).toBe(1);
-    expect(sample(text, 'pda_api_requests_total{operation="getMe",status="200"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="listSites",status="200"}')).toBe(3);
+    expect(metricSample(text, 'pda_api_requests_total{operation="listSites",status="401"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="getMe",status="200"}')).toBe(1);
     // Unknown paths share one label: the URL never becomes a label value.
-    expect(sample(text, 'pda_api_requests_total{operation="unmatched",status="404"}')).toBe(1);
-    expect(sample(text, 'pda_api_requests_total{operation="unmatched",status="405"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="unmatched",status="404"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="unmatched",status="405"}')).toBe(1);
     // A malformed URL never reaches a route's hooks (http/framework-error.ts) and is counted too.
-    expect(sample(text, 'pda_api_requests_total{operation="unmatched",status="400"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="unmatched",status="400"}')).toBe(1);
     expect(text).not.toContain('nowhere');
 
-    expect(sample(text, 'pda_api_request_duration_seconds_count{operation="listSites"}')).toBe(4);
-    expect(sample(text, 'pda_api_request_duration_seconds_bucket{le="+Inf",operation="listSites"}')).toBe(4);
-    expect(sample(text, 'pda_api_request_duration_seconds_sum{operation="listSites"}')).toBeGreaterThan(0);
+    expect(metricSample(text, 'pda_api_request_duration_seconds_count{operation="listSites"}')).toBe(4);
+    expect(
+      metricSample(text, 'pda_api_request_duration_seconds_bucket{le="+Inf",operation="listSites"}'),
+    ).toBe(4);
+    expect(metricSample(text, 'pda_api_request_duration_seconds_sum{operation="listSites"}')).toBeGreaterThan(
+      0,
+    );
     expect(text).toContain('pda_api_request_duration_seconds_bucket{le="0.001",operation="getMe"}');
 
     // /v1/sites opened company A's file. Staleness is measured from the source time of the
     // fixture's changes (no heartbeat recorded), with the clock an hour ahead.
-    expect(sample(text, 'pda_api_open_company_files')).toBe(1);
+    expect(metricSample(text, 'pda_api_open_company_files')).toBe(1);
     // Three authorised list requests: the first opened the file, the next two found it open.
-    expect(sample(text, 'pda_api_company_file_lookups_total{result="miss"}')).toBe(1);
-    expect(sample(text, 'pda_api_company_file_lookups_total{result="hit"}')).toBe(2);
-    expect(sample(text, 'pda_api_company_files_evicted_total')).toBe(0);
-    expect(sample(text, 'pda_api_open_company_files_max')).toBeGreaterThan(1);
-    const staleness = sample(text, 'pda_api_projection_staleness_seconds');
+    expect(metricSample(text, 'pda_api_company_file_lookups_total{result="miss"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_company_file_lookups_total{result="hit"}')).toBe(2);
+    expect(metricSample(text, 'pda_api_company_files_evicted_total')).toBe(0);
+    expect(metricSample(text, 'pda_api_open_company_files_max')).toBeGreaterThan(1);
+    const staleness = metricSample(text, 'pda_api_projection_staleness_seconds');
     const expected = (Date.now() + HOUR_MS - FIXTURE_TS_MS) / 1000;
     expect(staleness).toBeGreaterThan(expected - 600);
     expect(staleness).toBeLessThanOrEqual(expected + 1);
-    expect(sample(text, 'pda_api_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(metricSample(text, 'pda_api_process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).toContain('# TYPE pda_api_rate_limited_total counter');
   });
 
@@ -114,9 +112,9 @@ describe('admin port', () => {
     }
     const text = await scrape();
     // control.sqlite and company A's file, at most two statements each.
-    expect(sample(text, 'pda_api_statement_cache_size')).toBeGreaterThan(0);
-    expect(sample(text, 'pda_api_statement_cache_size')).toBeLessThanOrEqual(4);
-    expect(sample(text, 'pda_api_statement_cache_evictions_total')).toBeGreaterThan(sorts.length);
+    expect(metricSample(text, 'pda_api_statement_cache_size')).toBeGreaterThan(0);
+    expect(metricSample(text, 'pda_api_statement_cache_size')).toBeLessThanOrEqual(4);
+    expect(metricSample(text, 'pda_api_statement_cache_evictions_total')).toBeGreaterThan(sorts.length);
   });
 
   test('a 429 counts as rate_limit_exceeded', async () => {
@@ -127,9 +125,9 @@ describe('admin port', () => {
     expect(refused.json().code).toBe('rate_limit_exceeded');
 
     const text = await scrape();
-    expect(sample(text, 'pda_api_rate_limited_total{reason="rate_limit_exceeded"}')).toBe(1);
-    expect(sample(text, 'pda_api_requests_total{operation="getMe",status="429"}')).toBe(1);
-    expect(sample(text, 'pda_api_rate_limited_total{reason="under_pressure"}')).toBeUndefined();
+    expect(metricSample(text, 'pda_api_rate_limited_total{reason="rate_limit_exceeded"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="getMe",status="429"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_rate_limited_total{reason="under_pressure"}')).toBeUndefined();
   });
 
   test('a request shed under pressure (503) counts as under_pressure', async () => {
@@ -146,8 +144,8 @@ describe('admin port', () => {
     expect(shed.json().code).toBe('service_unavailable');
 
     const text = await scrape();
-    expect(sample(text, 'pda_api_rate_limited_total{reason="under_pressure"}')).toBe(1);
-    expect(sample(text, 'pda_api_requests_total{operation="getHealth",status="503"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_rate_limited_total{reason="under_pressure"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_requests_total{operation="getHealth",status="503"}')).toBe(1);
   });
 
   test('staleness is absent while the projections cannot be read', async () => {
@@ -156,8 +154,8 @@ describe('admin port', () => {
       const { scrape } = await withAdmin(empty);
       const text = await scrape();
       expect(text).toContain('# TYPE pda_api_projection_staleness_seconds gauge');
-      expect(sample(text, 'pda_api_projection_staleness_seconds')).toBeUndefined();
-      expect(sample(text, 'pda_api_open_company_files')).toBe(0);
+      expect(metricSample(text, 'pda_api_projection_staleness_seconds')).toBeUndefined();
+      expect(metricSample(text, 'pda_api_open_company_files')).toBe(0);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
@@ -197,8 +195,12 @@ describe('recording', () => {
     expect(failures).toHaveLength(1);
     metrics.recordRequest('getMe', 200, 0.002);
     const text = await metrics.registry.metrics();
-    expect(sample(text, 'pda_api_request_duration_seconds_count{operation="getMe"}')).toBe(1);
-    expect(sample(text, 'pda_api_request_duration_seconds_bucket{le="0.0025",operation="getMe"}')).toBe(1);
-    expect(sample(text, 'pda_api_request_duration_seconds_bucket{le="0.001",operation="getMe"}')).toBe(0);
+    expect(metricSample(text, 'pda_api_request_duration_seconds_count{operation="getMe"}')).toBe(1);
+    expect(metricSample(text, 'pda_api_request_duration_seconds_bucket{le="0.0025",operation="getMe"}')).toBe(
+      1,
+    );
+    expect(metricSample(text, 'pda_api_request_duration_seconds_bucket{le="0.001",operation="getMe"}')).toBe(
+      0,
+    );
   });
 });
