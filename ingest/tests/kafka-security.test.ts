@@ -14,12 +14,9 @@ import { inspect } from 'node:util';
 import { logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.ts';
-import {
-  authenticationError,
-  isSaslAuthenticationFailure,
-  KafkaAuthenticationError,
-} from '../src/kafka/auth-failure.ts';
-import { kafkaLogCreator } from '../src/kafka/log-bridge.ts';
+import { authenticationError, KafkaAuthenticationError } from '../src/kafka/auth-failure.ts';
+import { isSaslAuthenticationFailure } from '../src/kafka/kafkajs/errors.ts';
+import { kafkaLogCreator } from '../src/kafka/kafkajs/log-bridge.ts';
 import { describeKafkaSecurity, kafkaConnectionOptions } from '../src/kafka/security.ts';
 import { createLogger } from '../src/logger.ts';
 import { createSchemaRegistryClient } from '../src/schema-registry/client.ts';

@@ -1,6 +1,6 @@
 /**
  * An ApplySink running ProjectionStore in a worker thread, so the main thread decodes the next
- * chunk (and kafkajs fetches) while the previous one is applied: both cores busy. Batches are
+ * chunk (and the Kafka client fetches) while the previous one is applied: both cores busy. Batches are
  * applied in the order sent; a promise resolves only after that batch's transactions committed.
  * If the thread dies, every pending batch rejects (its offsets stay unresolved and are redelivered)
  * and the next batch starts a fresh thread.

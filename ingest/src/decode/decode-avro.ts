@@ -36,7 +36,7 @@ export function readAvro(
     );
   }
   if (!(entry instanceof WriterSchema)) fail(`${what}: ${entry.error}`);
-  // avsc reads from an offset of the record's own Buffer (kafkajs gives Buffers): no view per record.
+  // avsc reads from an offset of the record's own Buffer (the Kafka client gives Buffers): no view per record.
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const invalid = (why: string) =>
     fail(`${what} is not valid Avro for writer schema ${id}: ${why.slice(0, 120)}`);

@@ -6,17 +6,14 @@
  * Rebuild; docs/decisions/0008-compacted-cdc-topics.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import kafkajs, { type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaAdmin, KafkaClient } from './client.ts';
 
 /**
  * Topic configs for data topics ingest has to create itself (Debezium creates a topic only with its
  * table's first event). The same values as `topic.creation.default.*` in ops/stack/connector.json,
  * which Debezium uses for the topics it creates; ingest/tests/data-topics.test.ts keeps them equal.
  */
-// kafkajs is CommonJS: Node's ESM loader does not see this export as a named one.
-const { ConfigResourceTypes } = kafkajs;
-
 export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze({
   'cleanup.policy': 'compact',
   // A tombstone (and, through min.compaction.lag.ms, the `d` event before it) stays 7 days: ingest
@@ -25,7 +22,7 @@ export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze
   'min.compaction.lag.ms': '604800000',
 });
 
-/** DATA_TOPIC_CONFIG as kafkajs's createTopics takes it. */
+/** DATA_TOPIC_CONFIG as a list of config entries (bench/topic-fill.ts creates topics with it). */
 export const DATA_TOPIC_CONFIG_ENTRIES = Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({
   name,
   value,
@@ -39,14 +36,11 @@ export interface TopicState {
 }
 
 /** Creates the missing data topics with DATA_TOPIC_CONFIG; returns their names. */
-export async function createMissingTopics(admin: Admin, topics: readonly string[]): Promise<string[]> {
+export async function createMissingTopics(admin: KafkaAdmin, topics: readonly string[]): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t));
   if (missing.length === 0) return missing;
-  await admin.createTopics({
-    topics: missing.map((topic) => ({ topic, configEntries: DATA_TOPIC_CONFIG_ENTRIES })),
-    waitForLeaders: true,
-  });
+  await admin.createTopics(missing, DATA_TOPIC_CONFIG);
   return missing;
 }
 
@@ -54,36 +48,25 @@ export async function createMissingTopics(admin: Admin, topics: readonly string[
  * cleanup.policy and low watermark of each topic. Retried a few times: right after createTopics the
  * broker may still answer NOT_LEADER_FOR_PARTITION for the new partitions.
  */
-export async function topicStates(admin: Admin, topics: readonly string[]): Promise<TopicState[]> {
+export async function topicStates(client: KafkaClient, topics: readonly string[]): Promise<TopicState[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await describeTopics(admin, topics);
+      return await describeTopics(client.admin, topics);
     } catch (error) {
-      const retriable = (error as { retriable?: unknown }).retriable === true;
-      if (!retriable || attempt >= 10) throw error;
+      if (!client.isRetriable(error) || attempt >= 10) throw error;
       await sleep(300 * attempt);
     }
   }
 }
 
-async function describeTopics(admin: Admin, topics: readonly string[]): Promise<TopicState[]> {
-  const { resources } = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: topics.map((name) => ({
-      type: ConfigResourceTypes.TOPIC,
-      name,
-      configNames: ['cleanup.policy'],
-    })),
-  });
+async function describeTopics(admin: KafkaAdmin, topics: readonly string[]): Promise<TopicState[]> {
+  const policies = await admin.cleanupPolicies(topics);
   const states: TopicState[] = [];
   for (const topic of topics) {
-    const entry = resources
-      .find((r) => r.resourceName === topic)
-      ?.configEntries.find((e) => e.configName === 'cleanup.policy');
-    const offsets = await admin.fetchTopicOffsets(topic);
+    const offsets = await admin.topicOffsets(topic);
     states.push({
       topic,
-      cleanupPolicy: entry?.configValue ?? 'unknown',
+      cleanupPolicy: policies.get(topic) ?? 'unknown',
       lowWatermark: offsets.reduce((sum, p) => sum + Number(p.low), 0),
     });
   }

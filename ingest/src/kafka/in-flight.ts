@@ -1,8 +1,8 @@
 /**
  * Chunks handed to the apply side and not yet known to be committed in SQLite, per partition.
  *
- * kafkajs is told a chunk's offsets are resolved as soon as the chunk is handed over, so it fetches
- * the next records while the apply thread works (its fetcher waits for eachBatch to return). What
+ * The client is told a chunk is handed over (BatchControl.handedOver) at once, so it fetches
+ * the next records while the apply thread works (its fetcher waits for the batch callback to return). What
  * may be committed to Kafka is decided here instead: per partition, the end of the run of chunks,
  * in submission order, that are all applied. A failed chunk blocks its partition until the records
  * are delivered again from the failed chunk's first offset (the caller seeks there), so a later

@@ -4,7 +4,7 @@
  * the group's committed offset. Polled with the admin client so an idle consumer still knows it is
  * caught up (readiness) and a stalled one shows its growing lag.
  */
-import type { Admin } from 'kafkajs';
+import type { KafkaAdmin } from './client.ts';
 
 export interface LagSnapshot {
   readonly measured: boolean;
@@ -17,11 +17,11 @@ export class LagMonitor {
   private readonly next = new Map<string, number>();
   private measured = false;
 
-  private readonly admin: Admin;
+  private readonly admin: KafkaAdmin;
   private readonly groupId: string;
   private readonly topics: readonly string[];
 
-  constructor(admin: Admin, groupId: string, topics: readonly string[]) {
+  constructor(admin: KafkaAdmin, groupId: string, topics: readonly string[]) {
     this.admin = admin;
     this.groupId = groupId;
     this.topics = topics;
@@ -34,15 +34,13 @@ export class LagMonitor {
   }
 
   async poll(): Promise<void> {
-    const committed = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [...this.topics] });
+    const committed = await this.admin.groupOffsets(this.groupId, this.topics);
     for (const topic of this.topics) {
-      const offsets = await this.admin.fetchTopicOffsets(topic);
+      const offsets = await this.admin.topicOffsets(topic);
       for (const p of offsets) {
         const id = `${topic}\u0000${p.partition}`;
         this.high.set(id, Number(p.high));
-        const c = committed
-          .find((t) => t.topic === topic)
-          ?.partitions.find((x) => x.partition === p.partition);
+        const c = committed.find((x) => x.topic === topic && x.partition === p.partition);
         const committedNext = c && Number(c.offset) >= 0 ? Number(c.offset) : Number(p.low);
         this.next.set(id, Math.max(this.next.get(id) ?? 0, committedNext));
       }

@@ -5,24 +5,22 @@
  *
  * kafkajs 2.2.4 cannot use static membership (KIP-345: it never sends `group.instance.id`), which is
  * the usual cure. So each worker records the member id the coordinator gave it in a small file of its
- * data directory, and the next worker on that directory sends LeaveGroup for it before it joins: the
- * broker drops the dead member at once and the new one gets every partition in its first rebalance.
+ * data directory, and the next worker on that directory sends LeaveGroup for it before it joins
+ * (KafkaClient.leaveGroup, client.ts): the broker drops the dead member at once and the new one gets
+ * every partition in its first rebalance.
  *
  * Safe because one data directory has one writer: the recorded member can only be a predecessor
  * (dead, or stopped and already gone: the broker then answers UNKNOWN_MEMBER_ID, which is fine).
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { GroupMember, KafkaClient } from './client.ts';
 
 /** Where a data directory records its worker's group membership. */
 export const memberFilePath = (dataDir: string) => join(dataDir, '.ingest-group-member.json');
 
-export interface RecordedMember {
-  readonly groupId: string;
-  readonly memberId: string;
-}
+export type RecordedMember = GroupMember;
 
 /** The recorded membership, or undefined when there is none or it is unreadable (not an error). */
 export function readRecordedMember(file: string): RecordedMember | undefined {
@@ -49,33 +47,6 @@ export function recordMember(file: string, member: RecordedMember): void {
   renameSync(tmp, file);
 }
 
-/**
- * The few kafkajs internals this needs: a cluster of the client's own settings, its group
- * coordinator and the coordinator's leaveGroup request. kafkajs keeps them behind a private symbol
- * of the client; version 2.2.4 is pinned in the lockfile, and test/ingest-recovery.e2e.test.ts fails
- * if the takeover stops working.
- */
-interface CoordinatorBroker {
-  leaveGroup(request: { groupId: string; memberId: string }): Promise<unknown>;
-}
-interface InternalCluster {
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-  findGroupCoordinator(request: { groupId: string }): Promise<CoordinatorBroker>;
-}
-type CreateCluster = (options: {
-  metadataMaxAge: number;
-  allowAutoTopicCreation: boolean;
-}) => InternalCluster;
-
-function clusterFactory(kafka: Kafka): CreateCluster | undefined {
-  const symbol = Object.getOwnPropertySymbols(kafka).find(
-    (s) => s.description === 'private:Kafka:createCluster',
-  );
-  const factory = symbol ? (kafka as unknown as Record<symbol, unknown>)[symbol] : undefined;
-  return typeof factory === 'function' ? (factory as CreateCluster) : undefined;
-}
-
 export type TakeoverResult = 'none' | 'left' | 'already-gone' | 'unsupported' | 'failed';
 
 /**
@@ -83,52 +54,42 @@ export type TakeoverResult = 'none' | 'left' | 'already-gone' | 'unsupported' | 
  * the session timeout, as it would without this.
  */
 async function leaveGroupAs(
-  kafka: Kafka,
+  client: KafkaClient,
   member: RecordedMember,
   logger: Logger,
   leftMessage: string,
 ): Promise<TakeoverResult> {
-  const createCluster = clusterFactory(kafka);
-  if (!createCluster) {
-    logger.warn('cannot remove the previous group member: kafkajs internals changed');
-    return 'unsupported';
-  }
   const { groupId, memberId } = member;
-  const cluster = createCluster({ metadataMaxAge: 300_000, allowAutoTopicCreation: false });
   const startedAt = Date.now();
   try {
-    await cluster.connect();
-    const coordinator = await cluster.findGroupCoordinator({ groupId });
-    await coordinator.leaveGroup({ groupId, memberId });
-    logger.info({ groupId, memberId, ms: Date.now() - startedAt }, leftMessage);
-    return 'left';
+    const result = await client.leaveGroup(member);
+    if (result === 'unsupported')
+      logger.warn('cannot remove the previous group member: the Kafka client cannot send LeaveGroup for it');
+    if (result === 'left') logger.info({ groupId, memberId, ms: Date.now() - startedAt }, leftMessage);
+    return result;
   } catch (error) {
-    const type = (error as { type?: unknown }).type;
-    if (type === 'UNKNOWN_MEMBER_ID') return 'already-gone';
     logger.warn(
       { err: String(error), groupId, memberId },
       'could not remove the previous group member; joining waits for its session timeout',
     );
     return 'failed';
-  } finally {
-    await cluster.disconnect().catch(() => {});
   }
 }
 
 /** At start: LeaveGroup for the member recorded in `file` if it belongs to `groupId`. */
 export async function removeDeadPredecessor(
-  kafka: Kafka,
+  client: KafkaClient,
   groupId: string,
   file: string,
   logger: Logger,
 ): Promise<TakeoverResult> {
   const recorded = readRecordedMember(file);
   if (!recorded || recorded.groupId !== groupId) return 'none';
-  return leaveGroupAs(kafka, recorded, logger, 'removed the previous worker from the consumer group');
+  return leaveGroupAs(client, recorded, logger, 'removed the previous worker from the consumer group');
 }
 
 /**
- * After kafkajs restarts a crashed consumer (a broker outage outlasted its retries), the new
+ * After the client restarts a crashed consumer (a broker outage outlasted its retries), the new
  * consumer joins as a new member, and a restarted broker still holds the old one from its stored
  * group state: the join would wait for that member's session timeout. The old membership is this
  * process's own, known in memory; it is left as soon as a coordinator answers. Only that id is
@@ -136,7 +97,7 @@ export async function removeDeadPredecessor(
  * is still away, until `signal` aborts.
  */
 export async function leaveOwnStaleMembership(
-  kafka: Kafka,
+  client: KafkaClient,
   member: RecordedMember,
   logger: Logger,
   {
@@ -147,7 +108,7 @@ export async function leaveOwnStaleMembership(
 ): Promise<TakeoverResult> {
   let result: TakeoverResult = 'failed';
   for (let attempt = 1; attempt <= attempts && !signal?.aborted; attempt++) {
-    result = await leaveGroupAs(kafka, member, logger, 'left the consumer group as the crashed consumer');
+    result = await leaveGroupAs(client, member, logger, 'left the consumer group as the crashed consumer');
     if (result !== 'failed') return result;
     await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
   }

@@ -3,16 +3,27 @@
  * SCRAM-SHA-512/256 or PLAIN, what Confluent Cloud, MSK, Aiven and locked-down clusters require
  * (docs/operations.md, "Kafka is a trust boundary"). The INGEST_KAFKA_* settings below are part of
  * config.ts's schema; `kafkaSecurityProblems` adds the checks that span several of them, and
- * `kafkaConnectionOptions` turns them into kafkajs's `ssl` and `sasl`.
+ * `kafkaConnectionOptions` turns them into the client's `ssl` and `sasl` (KafkaConnection).
  *
  * There is no fallback: a client configured for SASL_SSL that cannot complete TLS or whose
  * credentials are refused never retries in plaintext or without credentials (auth-failure.ts).
  */
 import type { ConnectionOptions } from 'node:tls';
-import type { SASLOptions } from 'kafkajs';
 import { z } from 'zod';
 import type { SecretFile } from '../secret-file.ts';
 import { certificatesFile, type PemFile, privateKeyFile, secretFile } from '../setting-files.ts';
+
+/** SASL as the Kafka client takes it: the mechanism's lower-case name and the credentials. */
+export type SaslCredentials = {
+  [M in SaslMechanism]: { readonly mechanism: M; readonly username: string; readonly password: string };
+}[SaslMechanism];
+type SaslMechanism = 'scram-sha-512' | 'scram-sha-256' | 'plain';
+
+/** How to reach the brokers: TLS (`true`: the system's CAs) and SASL; neither for PLAINTEXT. */
+export interface KafkaConnection {
+  readonly ssl?: true | ConnectionOptions;
+  readonly sasl?: SaslCredentials;
+}
 
 const SASL_MECHANISMS = {
   'SCRAM-SHA-512': 'scram-sha-512',
@@ -106,13 +117,10 @@ export function kafkaSecurityProblems(c: KafkaSecurityConfig): string[] {
   return problems;
 }
 
-/** kafkajs's `ssl` and `sasl` for `new Kafka({...})`; neither for PLAINTEXT. */
-export function kafkaConnectionOptions(c: KafkaSecurityConfig): {
-  ssl?: true | ConnectionOptions;
-  sasl?: SASLOptions;
-} {
+/** The settings as the client's connection options (KafkaConnection); neither for PLAINTEXT. */
+export function kafkaConnectionOptions(c: KafkaSecurityConfig): KafkaConnection {
   const protocol = c.INGEST_KAFKA_SECURITY_PROTOCOL;
-  const options: { ssl?: true | ConnectionOptions; sasl?: SASLOptions } = {};
+  const options: { ssl?: true | ConnectionOptions; sasl?: SaslCredentials } = {};
   if (protocol === 'SSL' || protocol === 'SASL_SSL') {
     const ca = c.INGEST_KAFKA_SSL_CA_FILE;
     const cert = c.INGEST_KAFKA_SSL_CERT_FILE;

@@ -18,7 +18,7 @@ import type { IngestMetrics } from '../ops/metrics.ts';
 import { SchemaFetchError, type SchemaRegistryClient } from './client.ts';
 
 export interface ResolveHooks {
-  /** Called while waiting (kafkajs' heartbeat), at least every few seconds. */
+  /** Called while waiting (the consumer's group heartbeat), at least every few seconds. */
   heartbeat?: () => Promise<void>;
   signal?: AbortSignal;
 }
