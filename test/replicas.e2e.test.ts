@@ -159,7 +159,7 @@ describe('a node dies under load and comes back', () => {
   it('keeps answering through the other node, enforces one budget, and both nodes equal PostgreSQL', async () => {
     // Recorded from the start, so a run that fails before its figures never leaves an old success.
     const record = caseRecord('replicas');
-    const load = startPagingLoad(balancer.url, pagingKeys);
+    const load = startPagingLoad({ baseUrl: balancer.url, keys: pagingKeys });
     const writing = writeRandomly(pool, { company, other }, { ms: WRITE_MS, pauseMs: 40 });
     const timeline: string[] = [];
 

@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@pda/projections/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type LoadSummary, startPagingLoad } from '../src/paging-load.ts';
 import { pause } from '../src/pause.ts';
 import { issueKey } from '../src/read-side.ts';
 import { repoRoot, waitFor } from '../src/stack-env.ts';
 import { type ApiProcess, startApi } from './support/api-process.ts';
 import { settledComparison } from './support/compare.ts';
 import { type IngestProcess, ingestEnv, startIngest } from './support/ingest-process.ts';
-import { type LoadFigures, startPagingLoad } from './support/paging-load.ts';
 import { caseRecord } from './support/result.ts';
 import {
   committedChanges,
@@ -85,7 +85,14 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
     const writer = startContinuousWriter(pool, { company, other });
 
     const load = (baseUrl: string) => {
-      const common = { baseUrl, apiKey, expectedIds, limit: 20, pauseMs: 40 };
+      const common = {
+        baseUrl,
+        keys: [apiKey],
+        expectedIds,
+        path: '/v1/sites?limit=20',
+        pauseMs: 40,
+        finishWalkOnStop: true,
+      };
       return [
         startPagingLoad({ ...common, attempts: 1 }),
         startPagingLoad({ ...common, attempts: 1 }),
@@ -94,21 +101,22 @@ describe('fault: the api restarted and a rebuild swapped in while partners page'
     };
     const figures = async (loads: ReturnType<typeof load>) => {
       const [a, b, retrying] = (await Promise.all(loads.map((l) => l.stop()))) as [
-        LoadFigures,
-        LoadFigures,
-        LoadFigures,
+        LoadSummary,
+        LoadSummary,
+        LoadSummary,
       ];
       const failures: Record<string, number> = {};
       for (const f of [a, b])
-        for (const [k, n] of Object.entries(f.failures)) failures[k] = (failures[k] ?? 0) + n;
+        for (const [k, n] of Object.entries(f.failuresByKind)) failures[k] = (failures[k] ?? 0) + n;
       const passes = [...a.passes, ...b.passes, ...retrying.passes];
+      // Failed = no answer or a 5xx (after the retries); a refused cursor (4xx) is counted apart.
       return {
         requests: a.requests + b.requests + retrying.requests,
-        failedWithoutRetry: a.failed + b.failed,
+        failedWithoutRetry: a.failed - a.refused + (b.failed - b.refused),
         failuresWithoutRetry: failures,
-        failedWithRetry: retrying.failed,
+        failedWithRetry: retrying.failed - retrying.refused,
         retries: retrying.retries,
-        cursorErrors: a.cursorErrors + b.cursorErrors + retrying.cursorErrors,
+        cursorErrors: a.refused + b.refused + retrying.refused,
         passes,
         incompletePasses: passes.filter((p) => p.missing + p.duplicates + p.unexpected > 0).length,
       };
