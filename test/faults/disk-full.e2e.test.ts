@@ -1,70 +1,34 @@
-// Fault campaign, the data directory full (docs/operations.md, "Storage faults"): ingest's
-// INGEST_DATA_DIR is on a small tmpfs the test mounts; under a continuous writer (PostgreSQL → a
-// private Debezium connector → Kafka) the file system is filled to its last block. Ingest must stop
-// applying without committing Kafka offsets past what it applied, say why once in its log, in
-// /readyz and in pda_ingest_storage_fault, corrupt no file (integrity_check), and resume by itself,
-// without a restart, when the space comes back; the companies then equal PostgreSQL.
-// The long variant (PDA_FAULTS_LONG=1) keeps the disk full for 60 s instead of 8.
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pause } from '../src/pause.ts';
-import type { PrivateConnector } from '../src/private-connector.ts';
-import { startPrivateConnector } from '../src/private-connector.ts';
-import { kafkaClient } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
-import { type IngestProcess, startIngest } from './support/ingest-process.ts';
 import { caseRecord, longVariant, round, writeLog } from './support/result.ts';
 import {
   fillUp,
   holdStorageFault,
   integrityProblems,
-  type Mounted,
   mountTmpfs,
   storageLines,
   storageOkAgain,
-  storageReadyz,
   type WhileFaulted,
 } from './support/storage.ts';
-import {
-  committedChanges,
-  createCompanies,
-  faultTolerantPool,
-  startContinuousWriter,
-  writerRecord,
-} from './support/writer.ts';
+import { storageCase } from './support/storage-case.ts';
+import { committedChanges, startContinuousWriter, writerRecord } from './support/writer.ts';
 
 const FULL_MS = longVariant() ? 60_000 : 8_000;
 
 // Mounting needs root (the CI and the test machine run as root); elsewhere the case is skipped.
 describe.skipIf(process.getuid?.() !== 0)('fault: the data directory full', () => {
-  const pool = faultTolerantPool();
-  let mounted: Mounted | undefined;
-  let connector: PrivateConnector | undefined;
-  let ingest: IngestProcess | undefined;
-  afterAll(async () => {
-    if (ingest?.alive()) await ingest.kill9();
-    await mounted?.unmount();
-    await connector?.remove(kafkaClient('fault-disk-full-cleanup'));
-    await pool.end();
-  });
+  const storage = storageCase('disk-full', () => mountTmpfs('disk-full', 48));
+  const { pool } = storage;
 
   it(
     'ingest pauses with one line, /readyz and a metric, corrupts nothing and resumes by itself',
     async () => {
       const record = caseRecord('disk-full');
-      mounted = await mountTmpfs('disk-full', 48);
+      const { mounted, connector, company, other, groupId, ingest, readyz } = await storage.start();
       const { dataDir, mountPoint } = mounted;
-      // Only what is written from now on: the projection stays small enough for the tmpfs.
-      connector = await startPrivateConnector('diskfull', { 'snapshot.mode': 'no_data' });
-      const [company, other] = (await createCompanies(pool, 'disk-full', 2, 20)) as [string, string];
-      const groupId = `e2e-fault-disk-full-${randomUUID()}`;
-      ingest = startIngest({ dataDir, groupId, env: { INGEST_TOPIC_PREFIX: connector.topicPrefix } });
-      const port = await ingest.adminPort();
-      const readyz = storageReadyz(port);
-      await ingest.firstAppliedSeconds(120_000);
-      await ingest.caughtUpSeconds(120_000);
 
       const writer = startContinuousWriter(pool, { company, other });
       let summary: Awaited<ReturnType<typeof writer.stop>>;

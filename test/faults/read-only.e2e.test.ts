@@ -17,65 +17,38 @@
 // ingest and api), must end with the companies equal to PostgreSQL.
 // The long variant (PDA_FAULTS_LONG=1) keeps it read-only for 60 s instead of 8.
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pause } from '../src/pause.ts';
-import type { PrivateConnector } from '../src/private-connector.ts';
-import { startPrivateConnector } from '../src/private-connector.ts';
-import { kafkaClient, repoRoot, waitFor } from '../src/stack-env.ts';
+import { repoRoot, waitFor } from '../src/stack-env.ts';
 import { settledComparison } from './support/compare.ts';
-import { type IngestProcess, ingestEnv, startIngest } from './support/ingest-process.ts';
+import { ingestEnv } from './support/ingest-process.ts';
 import { caseRecord, longVariant, round, writeLog } from './support/result.ts';
 import {
-  type Ext4Mount,
   holdStorageFault,
   integrityProblems,
   mountExt4,
   storageLines,
   storageOkAgain,
-  storageReadyz,
   type WhileFaulted,
 } from './support/storage.ts';
-import {
-  committedChanges,
-  createCompanies,
-  faultTolerantPool,
-  startContinuousWriter,
-  writerRecord,
-} from './support/writer.ts';
+import { storageCase } from './support/storage-case.ts';
+import { committedChanges, startContinuousWriter, writerRecord } from './support/writer.ts';
 
 const run = promisify(execFile);
 const READ_ONLY_MS = longVariant() ? 60_000 : 8_000;
 
 // Mounting needs root (the CI and the test machine run as root); elsewhere the case is skipped.
 describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only', () => {
-  const pool = faultTolerantPool();
-  let mounted: Ext4Mount | undefined;
-  let connector: PrivateConnector | undefined;
-  let ingest: IngestProcess | undefined;
-  afterAll(async () => {
-    if (ingest?.alive()) await ingest.kill9();
-    await mounted?.unmount();
-    await connector?.remove(kafkaClient('fault-read-only-cleanup'));
-    await pool.end();
-  });
+  const storage = storageCase('read-only', () => mountExt4('read-only', 96));
+  const { pool } = storage;
 
   it(
     'ingest pauses with one line, lets go of its files, corrupts nothing and resumes after the remount',
     async () => {
       const record = caseRecord('read-only');
-      mounted = await mountExt4('read-only', 96);
+      const { mounted, connector, company, other, groupId, ingest, readyz } = await storage.start();
       const { dataDir } = mounted;
-      // Only what is written from now on: the projection stays small enough for the tmpfs.
-      connector = await startPrivateConnector('readonly', { 'snapshot.mode': 'no_data' });
-      const [company, other] = (await createCompanies(pool, 'read-only', 2, 20)) as [string, string];
-      const groupId = `e2e-fault-read-only-${randomUUID()}`;
-      ingest = startIngest({ dataDir, groupId, env: { INGEST_TOPIC_PREFIX: connector.topicPrefix } });
-      const port = await ingest.adminPort();
-      const readyz = storageReadyz(port);
-      await ingest.firstAppliedSeconds(120_000);
-      await ingest.caughtUpSeconds(120_000);
 
       const writer = startContinuousWriter(pool, { company, other });
       let summary: Awaited<ReturnType<typeof writer.stop>>;
@@ -130,7 +103,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       const rebuildSeconds = (Date.now() - rebuildStarted) / 1000;
       await waitFor(
         'the running ingest on the rebuilt generation',
-        () => ingest?.lines.some((l) => l.msg === 'data directory swapped'),
+        () => ingest.lines.some((l) => l.msg === 'data directory swapped'),
         { timeoutMs: 30_000 },
       );
       // Nothing new to apply (the writer stopped): caught up = lag 0 on the rebuilt generation's group.
