@@ -16,7 +16,7 @@ import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { openCompanyReader, type SourceTable } from '@pda/projections';
 import type { Kafka } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { produceEvents } from './src/produce-events.ts';
+import { createTopics, deleteTopics, produceEvents } from './src/produce-events.ts';
 import { kafkaClient, repoRoot, stackDir, stackEnv, waitFor } from './src/stack-env.ts';
 
 const COMPANIES = 3;
@@ -83,25 +83,13 @@ describe('the broker goes away under a running ingest process', () => {
 
   afterAll(async () => {
     for (const c of children) if (alive(c)) c.kill('SIGKILL');
-    const admin = kafka?.admin();
-    if (!admin) return;
-    await admin.connect();
-    await admin
-      .deleteTopics({ topics: ['companies', 'sites'].map((t) => topic(t as SourceTable)) })
-      .catch(() => {});
-    await admin.disconnect();
+    await deleteTopics(kafka, [topic('companies'), topic('sites')]);
   });
 
   it('the same process reconnects and applies everything, before and after', async () => {
     const env = stackEnv();
     kafka = kafkaClient('pda-outage-e2e', env);
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({
-      topics: [topic('companies'), topic('sites')].map((t) => ({ topic: t, numPartitions: 1 })),
-      waitForLeaders: true,
-    });
-    await admin.disconnect();
+    await createTopics(kafka, [topic('companies'), topic('sites')]);
     const companies = companyIds.map((id, c) =>
       encodeEvent(
         { table: 'companies', op: 'r', row: sampleRow('companies', c, id), lsn: lsn++, tsMs: Date.now() },

@@ -12,7 +12,7 @@ import { openCompanyReader, type SourceTable } from '@pda/projections';
 import { metricSample } from '@pda/projections/testing';
 import type { Kafka } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { produceEvents } from './src/produce-events.ts';
+import { createTopics, deleteTopics, produceEvents } from './src/produce-events.ts';
 import { kafkaClient, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
 
 const LIMIT = 128;
@@ -43,23 +43,13 @@ describe(`ingest with ${LIMIT} file descriptors and ${COMPANIES} companies`, () 
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
-    const admin = kafka?.admin();
-    if (!admin) return;
-    await admin.connect();
-    await admin.deleteTopics({ topics: [topic('companies'), topic('sites')] }).catch(() => {});
-    await admin.disconnect();
+    await deleteTopics(kafka, [topic('companies'), topic('sites')]);
   });
 
   it('applies every change while evicting, and says so in its log and metrics', async () => {
     const env = stackEnv();
     kafka = kafkaClient('pda-lowfd-e2e', env);
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({
-      topics: [topic('companies'), topic('sites')].map((t) => ({ topic: t, numPartitions: 1 })),
-      waitForLeaders: true,
-    });
-    await admin.disconnect();
+    await createTopics(kafka, [topic('companies'), topic('sites')]);
     let lsn = 1_000;
     const encode = (table: SourceTable, row: Record<string, unknown>) =>
       encodeEvent(

@@ -1,5 +1,6 @@
 // Writing real-shaped Debezium events (from @pda/ingest's encodeEvent) into private topics of the
-// stack's Kafka, for the e2e tests that drive ingest without the connector.
+// stack's Kafka, for the e2e tests that drive ingest without the connector; those topics made and
+// removed around such a test.
 import { type Kafka, Partitioners } from 'kafkajs';
 
 export interface EncodedEvent {
@@ -34,4 +35,27 @@ export async function produceEvents(kafka: Kafka, events: readonly EncodedEvent[
   } finally {
     await producer.disconnect();
   }
+}
+
+/** Creates the private `topics`, one partition each, and waits until they have leaders. */
+export async function createTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: topics.map((topic) => ({ topic, numPartitions: 1 })),
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+}
+
+/**
+ * Deletes the private `topics` after a test; a failed delete is ignored (the topics may never have
+ * been made). Nothing to do without a client: the test ended before it made one.
+ */
+export async function deleteTopics(kafka: Kafka | undefined, topics: readonly string[]): Promise<void> {
+  const admin = kafka?.admin();
+  if (!admin) return;
+  await admin.connect();
+  await admin.deleteTopics({ topics: [...topics] }).catch(() => {});
+  await admin.disconnect();
 }
