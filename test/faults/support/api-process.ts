@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot, waitFor } from '../../src/stack-env.ts';
+import { watchChild } from './child-output.ts';
 
 export interface ApiProcess {
   readonly child: ChildProcess;
@@ -21,21 +22,10 @@ export function startApi(env: Record<string, string>): ApiProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let listening = false;
-  let pending = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    // One line per request at info: only the start-up line matters here.
-    if (!listening && parts.some((l) => l.includes('Server listening at'))) listening = true;
+  // One line per request at info: only the start-up line matters here.
+  const { stderr, alive, exited } = watchChild(child, (line) => {
+    if (!listening && line.includes('Server listening at')) listening = true;
   });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
-  });
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  const exited = () =>
-    alive() ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : Promise.resolve();
   return {
     child,
     alive,
@@ -43,7 +33,7 @@ export function startApi(env: Record<string, string>): ApiProcess {
       await waitFor(
         'the api listening',
         () => {
-          if (!alive()) throw new Error(`api exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
+          if (!alive()) throw new Error(`api exited (${child.exitCode ?? child.signalCode}): ${stderr()}`);
           return listening;
         },
         { timeoutMs: 60_000, intervalMs: 50 },

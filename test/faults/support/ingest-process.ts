@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, stackEnv, waitFor } from '../../src/stack-env.ts';
+import { watchChild } from './child-output.ts';
 
 export interface IngestOptions {
   readonly dataDir: string;
@@ -71,11 +72,6 @@ export function ingestEnv(options: IngestOptions): Record<string, string> {
   };
 }
 
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
 export function startIngest(options: IngestOptions): IngestProcess {
   const env = ingestEnv(options); // before the clock starts: it may read the stack's env file
   const spawnedAt = Date.now();
@@ -85,29 +81,18 @@ export function startIngest(options: IngestOptions): IngestProcess {
     { env: { ...process.env, ...env }, cwd: join(repoRoot, 'ingest'), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const lines: LogLine[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    for (const part of parts) {
-      try {
-        lines.push(JSON.parse(part) as LogLine);
-      } catch {
-        // not a log line
-      }
+  const { stderr, alive, exited } = watchChild(child, (part) => {
+    try {
+      lines.push(JSON.parse(part) as LogLine);
+    } catch {
+      // not a log line
     }
   });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
-  });
-  const alive = () => child.exitCode === null && child.signalCode === null;
   const line = (what: string, match: (l: LogLine) => boolean, timeoutMs: number) =>
     waitFor(
       what,
       () => {
-        if (!alive()) throw new Error(`ingest exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
+        if (!alive()) throw new Error(`ingest exited (${child.exitCode ?? child.signalCode}): ${stderr()}`);
         return lines.find(match);
       },
       { timeoutMs, intervalMs: 50 },
@@ -119,7 +104,7 @@ export function startIngest(options: IngestOptions): IngestProcess {
     child,
     spawnedAt,
     lines,
-    stderr: () => stderr,
+    stderr,
     alive,
     adminPort,
     async firstAppliedSeconds(timeoutMs = 120_000, since = spawnedAt) {
@@ -138,7 +123,7 @@ export function startIngest(options: IngestOptions): IngestProcess {
       await waitFor(
         'ingest caught up (/readyz lag 0)',
         async () => {
-          if (!alive()) throw new Error(`ingest exited: ${stderr}`);
+          if (!alive()) throw new Error(`ingest exited: ${stderr()}`);
           const body = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as {
             lag: number | null;
           };
@@ -163,12 +148,12 @@ export function startIngest(options: IngestOptions): IngestProcess {
     },
     async kill9() {
       child.kill('SIGKILL');
-      await exited(child);
+      await exited();
     },
     async stop() {
       if (!alive()) return child.exitCode;
       child.kill('SIGTERM');
-      await exited(child);
+      await exited();
       return child.exitCode;
     },
   };
