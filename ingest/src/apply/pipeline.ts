@@ -188,8 +188,8 @@ export function createPipeline(deps: {
     size: (p) => p.events,
     maxGroupSize: deps.maxGroupEvents ?? 20_000,
     // One group at a time: what decodes meanwhile queues up and goes as the next, larger group
-    // (fewer, larger company transactions: measured ~6,000 events per apply call at full load
-    // instead of ~2,300 with two in flight, for the same throughput and less apply CPU).
+    // (fewer, larger company transactions for the same throughput and less apply CPU; two groups
+    // in flight were tried and not kept: bench/results/ingest-2026-11-22.md).
     maxInFlight: 1,
     commit: applyNow,
   });

@@ -22,8 +22,8 @@ import { toWire } from './wire.ts';
  * V8's young generation of the apply thread: 64 MiB semi-spaces (young = 3 x semi-space), as
  * `--max-semi-space-size=64` gives the main thread in ingest's start script. A group's deserialized
  * changes live through the whole apply call; with the default 16 MiB semi-spaces scavenges copied
- * them again and again, then promoted them. Both together: steady ~29,000 -> ~33,000 events/s,
- * peak RSS ~0.8 -> ~1 GB (bench/results/ingest-2026-11-22.md).
+ * them again and again, then promoted them. Both together raised the steady rate, for a higher
+ * peak RSS (measured in bench/results/ingest-2026-11-22.md, "Third round").
  */
 const APPLY_THREAD_YOUNG_GENERATION_MB = 192;
 

@@ -2,10 +2,11 @@
  * Changes across the thread boundary (threaded-sink.ts → apply thread) as flat arrays.
  *
  * postMessage structured-clones its argument; for Change objects it writes every property name of
- * every row and the receiver rebuilds each object from that: ~9 µs per change on this machine,
- * about as much as applying it. Rows of one table share their column names, so the names are sent
- * once per batch ("shapes") and each change becomes one array of primitives: ~4 µs in all, most of
- * the saving on the apply thread (bench/README.md, ingest).
+ * every row and the receiver rebuilds each object from that, which cost about as much as applying
+ * the change. Rows of one table share their column names, so the names are sent once per batch
+ * ("shapes") and each change becomes one array of primitives: less than half the cost, most of the
+ * saving on the apply thread (the flat-array transfer of bench/results/ingest-2026-11-22.md, "After
+ * group commit and the decoupled pipeline").
  */
 import type { Change, ColumnValue, MessageOrigin, Row, SourceTable } from '@pda/projections';
 

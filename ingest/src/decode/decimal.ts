@@ -30,8 +30,9 @@ export function unscaledFromBytes(bytes: Uint8Array): bigint {
 
 /**
  * Avro's decimal bytes → decimal string. Up to 6 bytes (|unscaled| < 2^47: every NUMERIC(14, s) and
- * smaller, i.e. all money columns here) the integer is exact as a JS number, which is ~10× cheaper
- * than BigInt; larger values and odd scales take the BigInt path. Same text as formatScaled.
+ * smaller, i.e. all money columns here) the integer is exact as a JS number, much cheaper than
+ * BigInt (decimals through BigInt were among the decoder's costs in
+ * bench/results/ingest-formats-2026-11-25.md); larger values and odd scales take the BigInt path. Same text as formatScaled.
  */
 export function decimalFromBytes(bytes: Uint8Array, scale: number): string {
   const n = bytes.length;
