@@ -5,9 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { TABLE_NAMES } from '@pda/schemas/registry';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectRequest, pgPool, repoRoot, stackEnv } from './src/stack-env.ts';
+import { connectRequest, debeziumClient, pgPool, repoRoot, stackEnv } from './src/stack-env.ts';
 
 const sorted = (names: readonly string[]): string[] => [...names].sort();
 
@@ -33,11 +33,7 @@ describe('the captured tables of the running stack', () => {
 
   test('the Debezium login role can SELECT every registry table', async () => {
     // Its own session, as Debezium's snapshot reads them (the grants of publication.sql).
-    const client = new pg.Client({
-      ...env.pg,
-      user: process.env.PDA_DEBEZIUM_USER ?? 'debezium',
-      password: process.env.PDA_DEBEZIUM_PASSWORD ?? 'debezium',
-    });
+    const client = debeziumClient(env);
     await client.connect();
     try {
       const denied: string[] = [];

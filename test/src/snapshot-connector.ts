@@ -2,9 +2,8 @@
 // get real `r` (snapshot read) events for rows that existed before that connector started — the
 // stack's own connector snapshotted an empty database long ago.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { shippedConnectorConfig } from './avro-records.ts';
-import { connectRequest, stackEnv, waitFor } from './stack-env.ts';
+import { connectRequest, debeziumClient, waitFor } from './stack-env.ts';
 
 export interface SnapshotConnectorOptions {
   /** Topic prefix: the stack's own (`pda`) to land in the real topics, or a private one. */
@@ -61,12 +60,7 @@ export async function removeConnector(name: string, slotName: string): Promise<v
 
 /** Drops a test replication slot once its walsender has let go (needs the REPLICATION role). */
 export async function dropSlot(slotName: string): Promise<void> {
-  const env = stackEnv();
-  const client = new pg.Client({
-    ...env.pg,
-    user: process.env.PDA_DEBEZIUM_USER ?? 'debezium',
-    password: process.env.PDA_DEBEZIUM_PASSWORD ?? 'debezium',
-  });
+  const client = debeziumClient();
   await client.connect();
   try {
     await waitFor(`slot ${slotName} released`, async () => {

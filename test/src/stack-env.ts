@@ -47,6 +47,18 @@ export function stackEnv(): StackEnv {
   };
 }
 
+/**
+ * A client of the stack's database as Debezium's login role (REPLICATION, SELECT on the captured
+ * tables): PDA_DEBEZIUM_USER / PDA_DEBEZIUM_PASSWORD, else the native stack's demo role.
+ */
+export function debeziumClient(env = stackEnv()): pg.Client {
+  return new pg.Client({
+    ...env.pg,
+    user: process.env.PDA_DEBEZIUM_USER ?? 'debezium',
+    password: process.env.PDA_DEBEZIUM_PASSWORD ?? 'debezium',
+  });
+}
+
 export function pgPool(env = stackEnv(), max = 4): pg.Pool {
   return new pg.Pool({ ...env.pg, max });
 }
