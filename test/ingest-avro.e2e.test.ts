@@ -24,6 +24,7 @@ import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converterConfig, schemaRegistryUrl } from './src/avro-records.ts';
+import { edgeValueSites } from './src/edge-sites.ts';
 import { type PrivateConnector, startPrivateConnector } from './src/private-connector.ts';
 import { expectProjectionEqualsPostgres } from './src/projection-vs-postgres.ts';
 import {
@@ -73,14 +74,7 @@ async function createCompany(sites: number): Promise<string> {
   const company = randomUUID();
   await inTransaction(pool, [
     ["INSERT INTO companies (id, name, currency) VALUES ($1, 'Avro e2e Snow & Ice', 'CAD')", [company]],
-    [
-      `INSERT INTO sites (company_id, name, notes, area, latitude, longitude, geocoded_at, created_at)
-       SELECT $1, 'Lot ' || g, repeat('n', (g % 3) * 4000), (g * 1234.56) % 99999999.99, -45.123456 + g * 0.000001,
-              -73.985656, '2026-01-31 12:00:00.123456+05:00'::timestamptz + g * interval '1 second',
-              '2025-12-31 23:59:59.999999+00'::timestamptz
-       FROM generate_series(1, $2::int) AS g`,
-      [company, sites],
-    ],
+    edgeValueSites(company, sites),
     [
       `INSERT INTO services (company_id, name, client_charge_type, client_rate_amount, client_rate_currency,
                              subcontractor_charge_type, subcontractor_rate_amount, subcontractor_rate_currency)

@@ -13,6 +13,7 @@ import { companyPath, openCompanyReader, TENANT_TABLES } from '@pda/projections'
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converterConfig } from './src/avro-records.ts';
+import { edgeValueSites } from './src/edge-sites.ts';
 import { type PrivateConnector, startPrivateConnector } from './src/private-connector.ts';
 import { expectProjectionEqualsPostgres, type Row } from './src/projection-vs-postgres.ts';
 import { inTransaction, kafkaClient, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
@@ -58,14 +59,7 @@ async function createCompany(sites: number): Promise<string> {
       [key, `svc_pk_e2e_${key}`],
     ],
     ['INSERT INTO api_key_companies (api_key_id, company_id) VALUES ($1, $2)', [key, company]],
-    [
-      `INSERT INTO sites (company_id, name, notes, area, latitude, longitude, geocoded_at, created_at)
-       SELECT $1, 'Lot ' || g, repeat('n', (g % 3) * 4000), (g * 1234.56) % 99999999.99, -45.123456 + g * 0.000001,
-              -73.985656, '2026-01-31 12:00:00.123456+05:00'::timestamptz + g * interval '1 second',
-              '2025-12-31 23:59:59.999999+00'::timestamptz
-       FROM generate_series(1, $2::int) AS g`,
-      [company, sites],
-    ],
+    edgeValueSites(company, sites),
     [
       `INSERT INTO site_contacts (company_id, site_id, name, email)
        SELECT company_id, id, 'Contact ' || name, 'ops@example.com' FROM sites WHERE company_id = $1 LIMIT 50`,
