@@ -3,7 +3,7 @@
 // cut (or a dying file system) loses applied changes whose events are never read again. Observed
 // on the real broker: while the barrier holds, the group's committed offset does not move although
 // every record was applied; once it resolves, the offsets follow. Removing the barrier's call before
-// commitOffsets (ingest/src/kafka/source.ts) fails this test.
+// the offset commit (ingest/src/kafka/source.ts, createOffsetCommitter) fails this test.
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@pda/ingest';
 import { createKafkaSource } from '@pda/ingest/testing';
