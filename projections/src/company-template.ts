@@ -6,7 +6,7 @@ import { openWriter } from './open.ts';
 /**
  * New company files are copies of an empty, migrated, WAL-mode file built once per process.
  * Creating each file from scratch costs a rollback-journal transaction to switch it to WAL and one
- * transaction per migration step (six fsyncs, ~20 ms on a small VM); a copy costs none, which
+ * transaction per migration step (six fsyncs); a copy costs none, which
  * matters when a snapshot or a rebuild creates thousands of companies.
  */
 

@@ -30,7 +30,8 @@ const UNKNOWN_LIMIT = 1024;
 
 /**
  * Memory an open company file holds outside the JS heap (schema, statements, page cache of a small
- * tenant, the -shm mapping): 208-265 KiB measured by bench/company-file-costs.ts.
+ * tenant, the -shm mapping): about the most bench/company-file-costs.ts measured per open file
+ * (bench/README.md, "What one company file costs").
  */
 export const MEMORY_PER_OPEN_FILE = 256 * 1024;
 /** Share of the process's memory the open files may take: the rest is for the process itself. */

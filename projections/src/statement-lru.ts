@@ -6,8 +6,8 @@ import { LRUCache } from 'lru-cache';
  * an evicted one is prepared again on its next use. Statement shapes multiply with what a request
  * may choose (on the api: resource × columns of a sparse fieldset × sort × direction × plan; on the
  * writer: each set of columns Debezium could not send), so without a bound one handle could hold
- * thousands (~10 KiB of SQLite memory each, ~100 µs to prepare: measured on a company file, sites
- * pages). Used by read/read-handle.ts (api) and apply/statement-cache.ts (ingest).
+ * thousands, each holding SQLite memory and costing a prepare on its first use. Used by
+ * read/read-handle.ts (api) and apply/statement-cache.ts (ingest).
  */
 export const DEFAULT_STATEMENTS_PER_HANDLE = 256;
 

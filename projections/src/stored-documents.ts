@@ -24,9 +24,9 @@ const renderers = new Map<string, ValuesRenderer>();
 /**
  * The table's document renderer over values in `columns` order (undefined: no stored document),
  * compiled once per (table, column list) into one object literal read straight from the values
- * and handed to one JSON.stringify: ~2.0 µs for a site of ~780 bytes on this machine (one native
- * JSON.stringify; a string concatenation with a JSON.stringify per value took ~3.0 µs) — the
- * apply thread pays it for every upsert. A test pins the bytes to JSON.stringify of the reference
+ * and handed to one JSON.stringify: one native call, cheaper than a string concatenation with a
+ * JSON.stringify per value (the render's cost: bench/results/ingest-stored-documents-2026-11-24.md)
+ * — the apply thread pays it for every upsert. A test pins the bytes to JSON.stringify of the reference
  * document (projections/src/read/document.ts).
  */
 export function valuesRenderer(table: TableName, columns: readonly string[]): ValuesRenderer | undefined {

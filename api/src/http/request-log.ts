@@ -4,8 +4,9 @@ import { redactText } from './log-redaction.ts';
 /**
  * One log line per request, at info, once the answer is sent: method, URL, client address, status
  * and response time, with the request id like every line. Fastify's default is two lines per
- * request ("incoming request" + "request completed"); on a 50-row page at log level info the two
- * cost ~40–160 µs of CPU per request over level warn (bench/api-profile.ts, bench/README.md).
+ * request ("incoming request" + "request completed"), and at log level info the second line is CPU
+ * spent on every request (bench/README.md, "Where a list request's CPU goes", measured by
+ * bench/api-profile.ts).
  * Headers are never logged (the key is in one), and the URL is logged redacted (log-redaction.ts).
  * Fastify's lines that would put the raw URL or an error message in `msg`, where no serializer
  * reaches, are rewritten; every other Fastify log line is unchanged.

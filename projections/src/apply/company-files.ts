@@ -11,7 +11,7 @@ import { CompanyFile } from './company-file.ts';
 export interface FileCacheCounts {
   /** Files opened (a miss: the file was not open). */
   readonly opened: number;
-  /** Files closed to make room (each close checkpoints the file, ~1 ms). */
+  /** Files closed to make room (each close checkpoints the file). */
   readonly evicted: number;
   /** Files closed because no batch wrote to them for the idle time (their WAL and -shm go too). */
   readonly closedIdle: number;
@@ -24,10 +24,10 @@ export interface FileCacheCounts {
 /**
  * A bounded LRU of open company writers. Each open WAL file costs three file descriptors and its
  * page cache; the bound comes from the process's descriptor limit (descriptors.ts). A batch
- * touching more companies than the bound reopens files, which is slow (opening parses the schema,
- * ~0.5-1.5 ms; closing the last connection checkpoints the file, ~0.1-1 ms): batches visit the open
- * files first (`isOpen`), so only the companies beyond the bound are reopened. Whatever leaves the
- * cache (evicted, cleared) is closed.
+ * touching more companies than the bound reopens files, which is slow (opening parses the schema;
+ * closing the last connection checkpoints the file: bench/README.md, "What one company file
+ * costs"): batches visit the open files first (`isOpen`), so only the companies beyond the bound
+ * are reopened. Whatever leaves the cache (evicted, cleared) is closed.
  */
 export interface IdleClose {
   /** Close files no batch wrote to for this long (0: never). */

@@ -5,8 +5,9 @@ import type { ReadHandle } from './read-handle.ts';
  * The key and company lookups of every authenticated request, memoised per control handle and
  * valid for exactly one state of control.sqlite: `PRAGMA data_version` (one step of a cached
  * statement) changes whenever another connection — ingest — commits to the file, and any commit
- * empties the memo. It is read at most once per event-loop turn (~13 µs each time; a request's key
- * and company lookups run in different hooks of the same turn), so a new, revoked, re-scoped or
+ * empties the memo. It is read at most once per event-loop turn (each read is a statement step on
+ * every request's path, data_version in bench/README.md, "Where a list request's CPU goes"; a
+ * request's key and company lookups run in different hooks of the same turn), so a new, revoked, re-scoped or
  * re-granted key is seen by every request that starts after the turn in which ingest committed it. Expiry and the end
  * of a rotation grace period are still decided per request from the record's timestamps
  * (api/src/auth/authorize.ts); the memo only saves the two or three statements that read them.

@@ -23,9 +23,10 @@ import type { PageTable } from './tables.ts';
  * rows come from (SQLite's page cache, the OS's) and on whether the sort order follows the rows'
  * physical order (then a walk reads neighbouring rows, and s is small). The thresholds are the
  * crossovers measured by bench/api-since.ts on a 1M-row file with rows from the OS's cache, as a
- * partner's walk reads them (bench/README.md, "since-pages"): ~7r for id, ~r/3 and, for the walk,
- * ~3r on an order independent of the physical one (name) and ~r on one that follows it
- * (created_at there); so 6r, r/3 and 2r, the last within ~2.5× of the better plan either way. The
+ * partner's walk reads them, rounded: 6r for id, r/3 and, for the walk, 2r, between the crossover
+ * on an order independent of the physical one (name) and on one that follows it (created_at), so
+ * near the better plan either way (the crossovers and each plan's cost:
+ * bench/results/api-since-2026-11-27.md; bench/README.md, "since-pages"). The
  * extremes (no row, a few rows, every row) cost about what an unfiltered page costs. The model
  * assumes the changed rows spread over the sort order; where they cluster at its far end (sorted
  * by created_at or updated_at, the newest rows changed), a walk passes every unchanged row first:
