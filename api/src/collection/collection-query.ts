@@ -1,3 +1,9 @@
+import type {
+  ContractQuery,
+  ItemOperationId,
+  KeysOfEach,
+  ListOperationId,
+} from '../contract/operation-types.ts';
 import { invalidParameter } from '../http/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
@@ -5,11 +11,38 @@ import { parseFields, parseInclude } from './members.ts';
 import { type ParsedSort, parseSort } from './sort.ts';
 
 /**
- * The collection parameters of a request, after the contract's schema has checked their shape:
- * here their meaning is checked and normalised (every failure names its parameter).
+ * The collection parameters of a request, after the contract's schema has checked their shape
+ * (Fastify's validation: each given once, `limit` an integer, 50 when absent): here their meaning
+ * is checked and normalised (every failure names its parameter).
  */
 
 export const MAX_LIMIT = 200;
+
+/** `fields[<resource>]`: each operation has the one of its own resource. */
+type FieldsParameters = { readonly [name: `fields[${string}]`]: string | undefined };
+
+/**
+ * The query of any resource's list operation as validated (ContractQuery of the contract's list
+ * operations, which all fit it: the handler is one for every resource).
+ */
+export type CollectionParameters = FieldsParameters & {
+  readonly limit: number;
+  readonly sort?: string;
+  readonly include?: string;
+  readonly 'filter[updated_since]'?: string;
+  readonly sync?: string;
+  readonly cursor?: string;
+};
+
+/** The query of any resource's item operation as validated. */
+export type ItemParameters = FieldsParameters & { readonly include?: string };
+
+// Each name read above is a query parameter of the contract's operations: compiles only while so.
+type Named<T> = Exclude<keyof T, `fields[${string}]`>;
+type Within<Of, T extends Of> = T;
+export type CheckedNames =
+  | Within<KeysOfEach<ContractQuery<ListOperationId>>, Named<CollectionParameters>>
+  | Within<KeysOfEach<ContractQuery<ItemOperationId>>, Named<ItemParameters>>;
 
 export interface CollectionQuery {
   readonly limit: number;
@@ -38,15 +71,13 @@ export interface CollectionQuery {
  * started. Duplicates are allowed, misses not.
  */
 export function parseCollectionQuery(
-  query: Record<string, unknown>,
+  query: CollectionParameters,
   resource: Resource,
   overlapMs: number,
 ): CollectionQuery {
-  const sort = queryText(query, 'sort');
-  const include = queryText(query, 'include');
-  const fields = queryText(query, `fields[${resource.name}]`);
-  const updatedSince = queryText(query, 'filter[updated_since]');
-  const syncToken = queryText(query, 'sync');
+  const { sort, include, sync: syncToken } = query;
+  const fields = query[`fields[${resource.name}]`];
+  const updatedSince = query['filter[updated_since]'];
   if (syncToken !== undefined && updatedSince !== undefined) throw exclusiveWith('filter[updated_since]');
   let changedSinceUs: number | undefined;
   let filters = '';
@@ -65,7 +96,7 @@ export function parseCollectionQuery(
     fields: parseFields(fields, resource),
     filters,
     changedSinceUs,
-    cursor: queryText(query, 'cursor'),
+    cursor: query.cursor,
     syncToken,
     raw: { sort, include, fields, updatedSince },
   };
@@ -73,25 +104,14 @@ export function parseCollectionQuery(
 
 /**
  * The contract (docs/public-data-api-v1.md, "Limits") clamps rather than rejects: above 200 → 200,
- * below 1 → 1; not an integer → 400.
+ * below 1 → 1 (validation already refused what is not a 32-bit integer, and filled in 50).
  */
-export function clampLimit(value: unknown): number {
-  if (value === undefined) return 50;
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    throw invalidParameter('limit', 'must be an integer');
+export function clampLimit(value: number): number {
   return Math.min(MAX_LIMIT, Math.max(1, value));
 }
 
 /** Only item parameters: include and fields. */
-export function parseItemQuery(query: Record<string, unknown>, resource: Resource) {
-  const include = parseInclude(queryText(query, 'include'), resource);
-  return { include, fields: parseFields(queryText(query, `fields[${resource.name}]`), resource) };
-}
-
-/** A query parameter given at most once (a repeated one is an array: refused). */
-export function queryText(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalidParameter(name, 'must be given once');
-  return value;
+export function parseItemQuery(query: ItemParameters, resource: Resource) {
+  const include = parseInclude(query.include, resource);
+  return { include, fields: parseFields(query[`fields[${resource.name}]`], resource) };
 }

@@ -7,8 +7,9 @@ import {
   type SyncState,
 } from '@pda/projections';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
+import type { TenantHandler } from '../http/contract-route.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
 import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
 import { type CursorBinding, cursorSecrets, signCursor, verifyCursor, type WalkStart } from './cursor.ts';
@@ -32,15 +33,10 @@ const TABLE_TYPES = new Map<string, ResourceName>(
 /** Cursor binding resource: no resource of the registry can be named like this. */
 const FEED = 'deletions';
 
-export function deletionsHandler(app: FastifyInstance): RouteHandlerMethod {
-  return async (request, reply) => {
-    const tenant = request.tenant!;
-    const path = request.routeOptions.config.operation!.path;
-    const query = parseDeletionsQuery(
-      request.query as Record<string, unknown>,
-      tenant,
-      app.config.updatedSinceOverlapMs,
-    );
+export function deletionsHandler(app: FastifyInstance): TenantHandler<'listDeletions'> {
+  const path = app.contract.operation('listDeletions').path;
+  return async (request, reply, tenant) => {
+    const query = parseDeletionsQuery(request.query, tenant, app.config.updatedSinceOverlapMs);
     const secrets = cursorSecrets(app.config);
     let token: WalkStart | undefined;
     let typeFilter = query.typeFilter;

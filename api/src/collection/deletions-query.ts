@@ -1,14 +1,18 @@
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import { requireScope, type Tenant } from '../auth/authorize.ts';
+import type { ContractQuery } from '../contract/operation-types.ts';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
-import { clampLimit, queryText } from './collection-query.ts';
+import { clampLimit } from './collection-query.ts';
 
 /**
  * The parameters of GET /v1/deletions after the contract's schema checked their shape
  * (docs/public-data-api-v1.md, "Deletions"): the time with the same safety overlap as
  * filter[updated_since], and the resource types, each needing its read scope.
  */
+
+/** The query of listDeletions as validated (each given once, `limit` an integer, 50 when absent). */
+export type DeletionsParameters = ContractQuery<'listDeletions'>;
 
 export interface DeletionsQuery {
   readonly limit: number;
@@ -34,13 +38,11 @@ export interface DeletionsQuery {
  * `filter[type]=sites` lists sites), so neither may come with it.
  */
 export function parseDeletionsQuery(
-  query: Record<string, unknown>,
+  query: DeletionsParameters,
   tenant: Tenant,
   overlapMs: number,
 ): DeletionsQuery {
-  const deletedSince = queryText(query, 'filter[deleted_since]');
-  const type = queryText(query, 'filter[type]');
-  const syncToken = queryText(query, 'sync');
+  const { 'filter[deleted_since]': deletedSince, 'filter[type]': type, sync: syncToken, cursor } = query;
   if (syncToken !== undefined) {
     if (deletedSince !== undefined) throw exclusiveWith('filter[deleted_since]');
     if (type !== undefined) throw exclusiveWith('filter[type]');
@@ -50,7 +52,7 @@ export function parseDeletionsQuery(
       types: [],
       filters: '',
       typeFilter: '',
-      cursor: queryText(query, 'cursor'),
+      cursor,
       syncToken,
       raw: { deletedSince, type },
     };
@@ -72,7 +74,7 @@ export function parseDeletionsQuery(
     types,
     filters: `deleted_since=${ms ?? 'kept'};${typeFilter}`,
     typeFilter,
-    cursor: queryText(query, 'cursor'),
+    cursor,
     syncToken,
     raw: { deletedSince, type },
   };

@@ -1,6 +1,8 @@
 import { readById } from '@pda/projections';
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { ItemOperationId } from '../contract/operation-types.ts';
 import { notFound } from '../http/api-error.ts';
+import type { TenantHandler } from '../http/contract-route.ts';
 import type { Resource } from '../resources/resource.ts';
 import { parseItemQuery } from './collection-query.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
@@ -15,12 +17,16 @@ export function itemHandler(
   app: FastifyInstance,
   resource: Resource,
   idParameter: string,
-): RouteHandlerMethod {
-  return async (request, reply) => {
-    const tenant = request.tenant!;
-    const { include, fields } = parseItemQuery(request.query as Record<string, unknown>, resource);
+): TenantHandler<ItemOperationId> {
+  // The route's one path parameter (`/v1/sites/{siteId}`): required by the contract, so always there.
+  if (!app.contract.operation(resource.operations.get).url.endsWith(`/:${idParameter}`)) {
+    throw new Error(`${resource.operations.get}: the contract's path has no {${idParameter}}`);
+  }
+  return async (request, reply, tenant) => {
+    const { include, fields } = parseItemQuery(request.query, resource);
     requireIncludeScopes(tenant, resource, include);
-    const id = (request.params as Record<string, string>)[idParameter]!;
+    const params: Readonly<Record<string, string>> = request.params;
+    const id = params[idParameter]!;
     const handle = app.projections.company(tenant.company.id);
     const document = handle.snapshot(() => {
       const row = readById(handle, resource.table, id, resource.itemColumns);

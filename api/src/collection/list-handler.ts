@@ -1,5 +1,7 @@
 import { type KeysetPosition, readPage, readSyncState, type SortKey } from '@pda/projections';
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { ListOperationId } from '../contract/operation-types.ts';
+import type { TenantHandler } from '../http/contract-route.ts';
 import type { Resource } from '../resources/resource.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
 import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
@@ -18,15 +20,10 @@ import { pageLinks } from './page-links.ts';
  * a walk also carries the sync token of the next run (`meta.sync`, `links.sync`), and the first
  * page of a since- or token-walk an ETag (api/src/sync/).
  */
-export function listHandler(app: FastifyInstance, resource: Resource): RouteHandlerMethod {
-  return async (request, reply) => {
-    const tenant = request.tenant!;
-    const path = request.routeOptions.config.operation!.path;
-    const query = parseCollectionQuery(
-      request.query as Record<string, unknown>,
-      resource,
-      app.config.updatedSinceOverlapMs,
-    );
+export function listHandler(app: FastifyInstance, resource: Resource): TenantHandler<ListOperationId> {
+  const path = app.contract.operation(resource.operations.list).path;
+  return async (request, reply, tenant) => {
+    const query = parseCollectionQuery(request.query, resource, app.config.updatedSinceOverlapMs);
     requireIncludeScopes(tenant, resource, query.include);
     const secrets = cursorSecrets(app.config);
     const syncBinding = { c: tenant.company.id, r: resource.name, f: '' };

@@ -9,9 +9,18 @@ export const MALFORMED_PARAMETERS: unique symbol = Symbol('malformed query param
 
 export type ParsedQuery = Record<string, string | string[]> & { [MALFORMED_PARAMETERS]?: string[] };
 
+/** Every query this parser made: what a hook before validation reads (isParsedQuery). */
+const parsed = new WeakSet<object>();
+
+/** `request.query` as this parser made it (before validation: every value a string or a repeat's list). */
+export function isParsedQuery(query: unknown): query is ParsedQuery {
+  return typeof query === 'object' && query !== null && parsed.has(query);
+}
+
 export function parseQueryString(input: string): ParsedQuery {
   // No prototype: a parameter named __proto__ or constructor is just an (unknown) parameter.
   const result = Object.create(null) as ParsedQuery;
+  parsed.add(result);
   if (input.length === 0) return result;
   for (const pair of input.split('&')) {
     if (pair.length === 0) continue;

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { ApiError, invalidParameter } from '../http/api-error.ts';
 import { ALLOWED_METHODS } from '../http/cors.ts';
 import { checkIntegerSyntax } from '../http/integer-syntax.ts';
-import { MALFORMED_PARAMETERS, type ParsedQuery } from '../http/query-string.ts';
+import { isParsedQuery, MALFORMED_PARAMETERS } from '../http/query-string.ts';
 import { sendProblem, setStandardHeaders } from '../http/send-problem.ts';
 import { toApiError } from '../http/to-api-error.ts';
 
@@ -20,7 +20,7 @@ export default fp(
     });
 
     app.addHook('preValidation', async (request) => {
-      const query = request.query as ParsedQuery | undefined;
+      const query = isParsedQuery(request.query) ? request.query : undefined;
       const malformed = query?.[MALFORMED_PARAMETERS];
       if (malformed && malformed.length > 0) {
         throw invalidParameter(malformed[0]!, 'is not valid percent-encoded UTF-8');

@@ -6,6 +6,7 @@ import {
   type ResourceName,
   resourceFields,
 } from '@pda/schemas/registry';
+import type { ItemOperationId, ListOperationId } from '../contract/operation-types.ts';
 import { relationEmbedder } from './relation-embedder.ts';
 
 /**
@@ -30,7 +31,7 @@ export interface Resource {
   /** Path parameter of the item operation (`/v1/sites/{siteId}`). */
   readonly itemParam: string;
   /** operationIds of the list and item operations in api/openapi.yaml. */
-  readonly operations: { readonly list: string; readonly get: string };
+  readonly operations: { readonly list: ListOperationId; readonly get: ItemOperationId };
   /** Every member a response may carry, relations included (`id` is always returned). */
   readonly fields: readonly string[];
   readonly relations: Readonly<Record<string, Relation>>;
@@ -63,7 +64,7 @@ function resourceOf(name: ResourceName): Resource {
     name,
     table: def.table as PageTable,
     itemParam: def.itemParam,
-    operations: def.operations,
+    operations: RESOURCES[name].operations,
     fields: resourceFields(name),
     relations: Object.fromEntries(
       Object.entries(def.relations).map(([member, relation]) => [member, { scope: relation.scope }]),

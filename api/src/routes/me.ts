@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { contractRoute } from '../http/contract-route.ts';
+import { tenantRoute } from '../http/contract-route.ts';
 
 /** GET /v1/me: the calling key (never the key itself, only its identifier) and its company. */
 export default async function meRoutes(app: FastifyInstance): Promise<void> {
   app.route(
-    contractRoute(app, 'getMe', async (request) => {
-      const { key, company } = request.tenant!;
+    tenantRoute(app, 'getMe', async (_request, _reply, { key, company }) => {
       return {
         data: {
           api_key: {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { itemHandler } from '../collection/item-handler.ts';
 import { listHandler } from '../collection/list-handler.ts';
-import { contractRoute } from '../http/contract-route.ts';
+import { tenantRoute } from '../http/contract-route.ts';
 import { RESOURCE_LIST } from '../resources/resource.ts';
 
 /**
@@ -10,7 +10,7 @@ import { RESOURCE_LIST } from '../resources/resource.ts';
  */
 export default async function resourceRoutes(app: FastifyInstance): Promise<void> {
   for (const resource of RESOURCE_LIST) {
-    app.route(contractRoute(app, resource.operations.list, listHandler(app, resource)));
-    app.route(contractRoute(app, resource.operations.get, itemHandler(app, resource, resource.itemParam)));
+    app.route(tenantRoute(app, resource.operations.list, listHandler(app, resource)));
+    app.route(tenantRoute(app, resource.operations.get, itemHandler(app, resource, resource.itemParam)));
   }
 }
