@@ -91,7 +91,7 @@ export interface Config {
   readonly dataDir: string;
   readonly host: string;
   readonly port: number;
-  /** The admin HTTP server (/healthz, /metrics: ops/admin-server.ts); port 0 picks a free one. */
+  /** The admin HTTP server (/healthz, /metrics: @pda/admin-http); port 0 picks a free one. */
   readonly admin: {
     readonly host: string;
     readonly port: number;

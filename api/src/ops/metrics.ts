@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics of one api process, in a Registry of its own, served on the admin port
- * (ops/admin-server.ts), never on the public one. Names are prefixed pda_api_; api/README.md
+ * (@pda/admin-http, started by server.ts), never on the public one. Names are prefixed pda_api_; api/README.md
  * ("Metrics") lists them.
  *
  * Label values are bounded by construction: `operation` is a contract operationId or `unmatched`
