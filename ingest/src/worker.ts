@@ -8,7 +8,6 @@
  * built it (GENERATION.json), so there is never more than one writer per generation.
  */
 import {
-  isUuid,
   type OpenFilesBound,
   type ProjectionStoreOptions,
   processOpenFilesBound,
@@ -37,7 +36,9 @@ import {
 } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
-import { type CompanyRebuildResult, rebuildCompany } from './rebuild/company-rebuild.ts';
+import { readinessReport } from './ops/readiness.ts';
+import type { CompanyRebuildResult } from './rebuild/company-rebuild.ts';
+import { createCompanyRebuilds, type LiveGeneration } from './rebuild/company-rebuilds.ts';
 import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
 import { type AvroSupport, createAvroSupport } from './schema-registry/index.ts';
 
@@ -64,15 +65,6 @@ export interface Worker {
    * Resolves when the company is back in service.
    */
   rebuildCompany(companyId: string): Promise<CompanyRebuildResult>;
-}
-
-/** A per-company rebuild as /rebuild reports it. */
-interface RebuildStatus {
-  companyId: string;
-  status: 'running' | 'done' | 'failed';
-  startedAt: string;
-  result?: CompanyRebuildResult;
-  error?: string;
 }
 
 export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
@@ -173,13 +165,6 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
       }
     },
   };
-}
-
-/** The generation being written: its writer, its consumer group, and the signal that ends it. */
-interface LiveGeneration {
-  readonly sink: ApplySink;
-  readonly groupId: string;
-  readonly signal: AbortSignal;
 }
 
 /**
@@ -359,129 +344,4 @@ function logStarted(
       'INGEST_MAX_OPEN_COMPANIES needs more file descriptors than the limit allows (3 per file): cut to fit; raise the limit (ulimit -n, LimitNOFILE) to keep more files open',
     );
   }
-}
-
-/**
- * Per-company rebuilds (rebuild/company-rebuild.ts) through the live generation's writer, one at a
- * time: `start` runs one to its end, `request` is the admin port's (202, or 400/409 and why), `list`
- * what /rebuild and /readyz report.
- */
-function createCompanyRebuilds(
-  config: IngestConfig,
-  deps: WorkerDeps,
-  avro: AvroSupport,
-  live: () => LiveGeneration | undefined,
-) {
-  const { logger } = deps;
-  const rebuilds: RebuildStatus[] = [];
-
-  /** Why a company rebuild cannot start now (admin port: 400 / 409), or undefined. */
-  function refuse(companyId: string): { status: 400 | 409; error: string } | undefined {
-    if (!isUuid(companyId)) {
-      return { status: 400, error: `not a company id: ${JSON.stringify(String(companyId).slice(0, 64))}` };
-    }
-    if (rebuilds.some((r) => r.status === 'running')) {
-      return { status: 409, error: 'a company rebuild is already running' };
-    }
-    if (!live()) return { status: 409, error: 'ingest is not consuming yet; retry in a few seconds' };
-    return undefined;
-  }
-
-  async function start(companyId: string): Promise<CompanyRebuildResult> {
-    const refused = refuse(companyId);
-    const generation = live();
-    if (refused || !generation) throw new RangeError(refused?.error ?? 'ingest is not consuming');
-    const status: RebuildStatus = { companyId, status: 'running', startedAt: new Date().toISOString() };
-    rebuilds.push(status);
-    try {
-      status.result = await rebuildCompany(companyId, {
-        config,
-        logger,
-        sink: generation.sink,
-        avscTypes: deps.avscTypes as (table: string) => ReadonlyMap<string, ColumnType> | undefined,
-        avro,
-        groupId: generation.groupId,
-        signal: generation.signal,
-      });
-      status.status = 'done';
-      return status.result;
-    } catch (error) {
-      status.status = 'failed';
-      status.error = error instanceof Error ? error.message : String(error);
-      logger.error(
-        { companyId, err: status.error },
-        'company rebuild failed: the company stays out of service; run it again',
-      );
-      throw error;
-    }
-  }
-
-  return {
-    start,
-    request(companyId: string): { status: number; error?: string } {
-      const refused = refuse(companyId);
-      if (refused) return refused;
-      // Runs on; its outcome is in /rebuild and /readyz `rebuilds`, and logged.
-      start(companyId).catch(() => {});
-      return { status: 202 };
-    },
-    list: (): readonly RebuildStatus[] => rebuilds,
-  };
-}
-type CompanyRebuilds = ReturnType<typeof createCompanyRebuilds>;
-
-/** /readyz: `withCompanies` = the admin request carried the token, so company ids may be listed. */
-function readinessReport(
-  config: IngestConfig,
-  parts: {
-    metrics: IngestMetrics;
-    avro: AvroSupport;
-    storage: StorageState;
-    source: () => KafkaSource | undefined;
-    rebuilds: CompanyRebuilds;
-  },
-) {
-  const { metrics, avro, storage, rebuilds } = parts;
-  return (withCompanies: boolean) => {
-    const source = parts.source();
-    const lag = source?.lag();
-    const connected = source?.connected() ?? false;
-    const ready =
-      connected &&
-      lag !== undefined &&
-      lag.measured &&
-      lag.total <= config.INGEST_READY_MAX_LAG &&
-      avro.ready() &&
-      !storage.faulted();
-    const current = Math.max(metrics.lastSourceTsMs ?? 0, metrics.sourceCurrentAtMs ?? 0);
-    return {
-      ready,
-      detail: {
-        connected,
-        lag: lag?.measured ? lag.total : null,
-        max_lag: config.INGEST_READY_MAX_LAG,
-        // How far behind the source the projections are known to be (heartbeats count while idle).
-        source_lag_seconds: current > 0 ? Math.max(0, (Date.now() - current) / 1000) : null,
-        schema_registry: avro.health(),
-        // Full, read-only or failing data directory: nothing is applied until it accepts writes.
-        storage: storage.health(),
-        // Damaged company files (out of service until rebuilt); the others are applied. Not a
-        // readiness failure: the process serves every other company. Counted for everyone, named
-        // only to the admin token (ops/admin-server.ts).
-        company_files: {
-          damaged: metrics.companyFaults.filter((f) => f.state === 'damaged').length,
-          rebuilding: metrics.companyFaults.filter((f) => f.state === 'rebuilding').length,
-          ...(withCompanies && {
-            out_of_service: metrics.companyFaults.map((f) => ({
-              company_id: f.companyId,
-              state: f.state,
-              reason: f.reason,
-              detected_at: new Date(f.detectedAtMs).toISOString(),
-            })),
-          }),
-        },
-        ...(withCompanies && { company_rebuilds: rebuilds.list().slice(-10) }),
-      },
-    };
-  };
 }
