@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converterConfig, schemaRegistryUrl } from './src/avro-records.ts';
 import { edgeValueSites } from './src/edge-sites.ts';
 import { type PrivateConnector, startPrivateConnector } from './src/private-connector.ts';
-import { expectProjectionEqualsPostgres } from './src/projection-vs-postgres.ts';
+import { expectProjectionSettlesOnPostgres } from './src/projection-vs-postgres.ts';
 import {
   inTransaction,
   kafkaClient,
@@ -86,21 +86,8 @@ async function createCompany(sites: number): Promise<string> {
   return company;
 }
 
-async function settlesOnPostgres(dataDir: string, company: string): Promise<number> {
-  await waitFor(
-    `projection of ${company} to equal PostgreSQL`,
-    async () => {
-      try {
-        await expectProjectionEqualsPostgres(pool, dataDir, company);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { timeoutMs: 120_000, intervalMs: 500 },
-  );
-  return expectProjectionEqualsPostgres(pool, dataDir, company);
-}
+const settlesOnPostgres = (dataDir: string, company: string) =>
+  expectProjectionSettlesOnPostgres(pool, dataDir, company, { timeoutMs: 120_000, intervalMs: 500 });
 
 function deadLetters(dataDir: string): { topic: string; reason: string }[] {
   const control = openControlReader(dataDir);

@@ -15,7 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converterConfig } from './src/avro-records.ts';
 import { edgeValueSites } from './src/edge-sites.ts';
 import { type PrivateConnector, startPrivateConnector } from './src/private-connector.ts';
-import { expectProjectionEqualsPostgres, type Row } from './src/projection-vs-postgres.ts';
+import {
+  expectProjectionEqualsPostgres,
+  expectProjectionSettlesOnPostgres,
+  type Row,
+} from './src/projection-vs-postgres.ts';
 import { inTransaction, kafkaClient, pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
 
 let pool: pg.Pool;
@@ -142,28 +146,6 @@ async function waitUntilCaughtUp(dataDir: string, company: string, timeoutMs = 1
   );
 }
 
-/** Waits until every row and column of the company's projection equals PostgreSQL, then asserts it. */
-async function expectProjectionSettlesOnPostgres(
-  what: string,
-  dataDir: string,
-  company: string,
-  options: { timeoutMs: number; intervalMs: number },
-): Promise<number> {
-  await waitFor(
-    what,
-    async () => {
-      try {
-        await expectProjectionEqualsPostgres(pool, dataDir, company);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    options,
-  );
-  return expectProjectionEqualsPostgres(pool, dataDir, company);
-}
-
 describe('ingest worker on the real stack', () => {
   let worker: Worker;
   let running: Promise<void>;
@@ -210,7 +192,8 @@ describe('ingest worker on the real stack', () => {
       { timeoutMs: 60_000, intervalMs: 300 },
     );
     // The last statement's effect is visible; give the earlier ones' events the same chance.
-    await expectProjectionSettlesOnPostgres('projection equal to PostgreSQL', dataDir, company, {
+    await expectProjectionSettlesOnPostgres(pool, dataDir, company, {
+      what: 'projection equal to PostgreSQL',
       timeoutMs: 30_000,
       intervalMs: 500,
     });
@@ -263,15 +246,11 @@ describe('JSON change events (JsonConverter with inline schemas)', () => {
     const company = await createCompany(60);
     await waitUntilCaughtUp(dataDir, company);
     await updateAndDelete(company);
-    const rows = await expectProjectionSettlesOnPostgres(
-      'JSON projection equal to PostgreSQL',
-      dataDir,
-      company,
-      {
-        timeoutMs: 60_000,
-        intervalMs: 500,
-      },
-    );
+    const rows = await expectProjectionSettlesOnPostgres(pool, dataDir, company, {
+      what: 'JSON projection equal to PostgreSQL',
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     expect(rows).toBeGreaterThan(50);
     const db = openCompanyReader(dataDir, company);
     try {
@@ -326,12 +305,11 @@ describe('kill -9 in the middle of a large batch', () => {
     await updateAndDelete(company); // changes while ingest is down
     const second = startChild();
     await waitUntilCaughtUp(dataDir, company);
-    const rows = await expectProjectionSettlesOnPostgres(
-      'projection equal to PostgreSQL after restart',
-      dataDir,
-      company,
-      { timeoutMs: 60_000, intervalMs: 1000 },
-    );
+    const rows = await expectProjectionSettlesOnPostgres(pool, dataDir, company, {
+      what: 'projection equal to PostgreSQL after restart',
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+    });
     // 20,000 sites minus the ~1,100 deleted by updateAndDelete, plus the other tables.
     expect(rows).toBeGreaterThan(18_000);
     second.kill('SIGTERM');

@@ -1,10 +1,11 @@
 // The projection compared with PostgreSQL, row by row and column by column, stored documents
 // included: the assertion form of reconcile of @pda/ops/reconcile (the one implementation of the comparison
-// and its mappings). No waiting for rows in flight: callers that need the projection to settle
-// retry (waitFor) until it passes.
+// and its mappings). expectProjectionEqualsPostgres does not wait for rows in flight;
+// expectProjectionSettlesOnPostgres retries it until it passes.
 import { reconcile } from '@pda/ops/reconcile';
 import type pg from 'pg';
 import { expect } from 'vitest';
+import { waitFor } from './stack-env.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -19,4 +20,27 @@ export async function expectProjectionEqualsPostgres(
     [],
   );
   return report.companies[0]?.sourceRows ?? 0;
+}
+
+/** Waits until every row and column of the company's projection equals PostgreSQL, then asserts it. */
+export async function expectProjectionSettlesOnPostgres(
+  pool: pg.Pool,
+  dataDir: string,
+  companyId: string,
+  options: { what?: string; timeoutMs: number; intervalMs: number },
+): Promise<number> {
+  const { what = `projection of ${companyId} to equal PostgreSQL`, ...timing } = options;
+  await waitFor(
+    what,
+    async () => {
+      try {
+        await expectProjectionEqualsPostgres(pool, dataDir, companyId);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    timing,
+  );
+  return expectProjectionEqualsPostgres(pool, dataDir, companyId);
 }
