@@ -6,7 +6,7 @@
  * gzip bytes of the settings before (stream pipeline, zlib's default level).
  *
  *   pnpm --filter @pda/bench exec node api-compression.ts [--sites 100000] [--limit 50]
- *     [--connections 10] [--duration 2] [--warmup 1] [--rounds 3] [--only <substring of a row name>]
+ *     [--connections 10] [--duration 2] [--warmup 1] [--rounds 3] [--only <substrings of row names, separated by |>]
  *
  * The fixture is api-list.ts's (bench/api-fixture.ts, cached under .data/bench/). Each option runs
  * in an api process of its own (api-compression-server.ts: main.ts with other compression
@@ -110,7 +110,7 @@ const groups: Group[] = [
     rows: [row("gzip level 1 on zlib's thread pool", 'gzip', 'gzip')],
   },
   {
-    variant: settings({ reuseZlib: false, zlibLevel: 1, brotliQuality: 1, zstdLevel: 1 }),
+    variant: settings({ reuseEngines: false, zlibLevel: 1, brotliQuality: 1, zstdLevel: 1 }),
     rows: [
       row('one-shot *Sync, gzip level 1', 'gzip', 'gzip'),
       row('one-shot *Sync, deflate level 1', 'deflate', 'deflate'),
@@ -119,28 +119,46 @@ const groups: Group[] = [
     ],
   },
   {
-    variant: settings({ reuseZlib: false, zlibLevel: 6, brotliQuality: 4, zstdLevel: 3 }),
+    variant: settings({ reuseEngines: false, zlibLevel: 6, brotliQuality: 4, zstdLevel: 3 }),
     rows: [
       row('one-shot *Sync, gzip level 6', 'gzip', 'gzip'),
       row('one-shot *Sync, br q4', 'br', 'br'),
       row('one-shot *Sync, zstd level 3', 'zstd', 'zstd'),
     ],
   },
-  { variant: settings({ brotliQuality: 0 }), rows: [row('one-shot *Sync, br q0', 'br', 'br')] },
-  { variant: settings({ brotliQuality: 2 }), rows: [row('one-shot *Sync, br q2', 'br', 'br')] },
   {
-    variant: settings({ reuseZlib: true, zlibLevel: 1 }),
+    variant: settings({ reuseEngines: false, brotliQuality: 0 }),
+    rows: [row('one-shot *Sync, br q0', 'br', 'br')],
+  },
+  {
+    variant: settings({ reuseEngines: false, brotliQuality: 2 }),
+    rows: [row('one-shot *Sync, br q2', 'br', 'br')],
+  },
+  {
+    variant: settings({ reuseEngines: true, zlibLevel: 1 }),
     rows: [
       row('one-shot reused engine, gzip level 1', 'gzip', 'gzip'),
       row('one-shot reused engine, deflate level 1', 'deflate', 'deflate'),
     ],
   },
   {
-    variant: settings({ reuseZlib: true, zlibLevel: 3 }),
+    variant: settings({ reuseEngines: true, brotliQuality: 0 }),
+    rows: [row('one-shot reused engine, br q0', 'br', 'br')],
+  },
+  {
+    variant: settings({ reuseEngines: true, brotliQuality: 1 }),
+    rows: [row('one-shot reused engine, br q1', 'br', 'br')],
+  },
+  {
+    variant: settings({ reuseEngines: true, brotliQuality: 2 }),
+    rows: [row('one-shot reused engine, br q2', 'br', 'br')],
+  },
+  {
+    variant: settings({ reuseEngines: true, zlibLevel: 3 }),
     rows: [row('one-shot reused engine, gzip level 3', 'gzip', 'gzip')],
   },
   {
-    variant: settings({ reuseZlib: true, zlibLevel: 6 }),
+    variant: settings({ reuseEngines: true, zlibLevel: 6 }),
     rows: [row('one-shot reused engine, gzip level 6', 'gzip', 'gzip')],
   },
   {
@@ -266,7 +284,10 @@ let loadBefore = 0;
 try {
   for (const group of groups) {
     const rows = group.rows.filter(
-      (r) => args.only === undefined || r.name.includes(args.only) || r.acceptEncoding === undefined,
+      (r) =>
+        args.only === undefined ||
+        args.only.split('|').some((part) => r.name.includes(part)) ||
+        r.acceptEncoding === undefined,
     );
     if (rows.length === 0) continue;
     const port = await freePort();

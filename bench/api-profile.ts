@@ -3,6 +3,7 @@
  *
  *   pnpm --filter @pda/bench exec node api-profile.ts [--sites 1000000] [--path '/v1/sites?limit=50']
  *     [--connections 10] [--duration 10] [--warmup 3] [--log-level warn]
+ *     [--accept-encoding 'gzip, deflate, br']
  *
  * Starts the api (own process, production plugins, the cached api-list.ts fixture) under
  * `node --cpu-prof`, drives it with autocannon, then prints req/s, p99, the api process's CPU time
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
     'log-level': { type: 'string', default: 'warn' },
+    'accept-encoding': { type: 'string' },
   },
 });
 
@@ -63,7 +65,10 @@ function cpuMs(pid: number): number {
 const run = (duration: number) =>
   autocannon({
     url: `${api.base}${args.path}`,
-    headers: { authorization: `Bearer ${fixture.key}` },
+    headers: {
+      authorization: `Bearer ${fixture.key}`,
+      ...(args['accept-encoding'] === undefined ? {} : { 'accept-encoding': args['accept-encoding'] }),
+    },
     connections: Number(args.connections),
     duration,
   });
@@ -78,7 +83,8 @@ try {
   line =
     `${args.path}: ${Math.round(requests / Number(args.duration))} req/s, p99 ${result.latency.p99} ms, ` +
     `api CPU ${requests > 0 ? Math.round((used * 1000) / requests) : 0} µs/request, ` +
-    `non-2xx ${result.non2xx}, log level ${args['log-level']}`;
+    `non-2xx ${result.non2xx}, log level ${args['log-level']}, ` +
+    `accept-encoding ${args['accept-encoding'] ?? '(none)'}`;
 } finally {
   await api.stop();
 }

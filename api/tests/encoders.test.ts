@@ -49,8 +49,8 @@ const STRINGS = [
 ];
 
 describe.each([
-  ['reused zlib engines', COMPRESSION],
-  ["zlib's *Sync per body", { ...COMPRESSION, reuseZlib: false }],
+  ['reused engines', COMPRESSION],
+  ["zlib's *Sync per body", { ...COMPRESSION, reuseEngines: false }],
   ['other levels', { ...COMPRESSION, zlibLevel: 6, brotliQuality: 4, zstdLevel: 3 }],
 ] satisfies [string, CompressionSettings][])('encoders, %s', (_name, settings) => {
   const encode = encoders(settings);
@@ -78,10 +78,13 @@ describe.each([
   });
 });
 
-test('the reused engine gives the bytes zlib gives', () => {
-  const body = jsonBody(50);
-  const reused = encoders(COMPRESSION);
-  const perCall = encoders({ ...COMPRESSION, reuseZlib: false });
-  expect(reused.gzip(body).equals(perCall.gzip(body))).toBe(true);
-  expect(reused.deflate(body).equals(perCall.deflate(body))).toBe(true);
+test.each([0, 1, 4])('the reused engines give the bytes zlib gives (brotli quality %i)', (brotliQuality) => {
+  const reused = encoders({ ...COMPRESSION, brotliQuality });
+  const perCall = encoders({ ...COMPRESSION, brotliQuality, reuseEngines: false });
+  // Three bodies through the same engines: each restart keeps the level and the quality.
+  for (const body of [jsonBody(50), jsonBody(70), jsonBody(50)]) {
+    for (const coding of ['gzip', 'deflate', 'br'] satisfies Coding[]) {
+      expect(reused[coding](body).equals(perCall[coding](body))).toBe(true);
+    }
+  }
 });
