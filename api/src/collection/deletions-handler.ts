@@ -112,7 +112,7 @@ export function deletionsHandler(app: FastifyInstance): TenantHandler<'listDelet
     if (etag !== undefined) privatePage(reply, pageEtag(request, tenant.company.id, state));
     return {
       data: page.rows.map((row) => ({
-        type: TABLE_TYPES.get(row.table),
+        type: deletionType(row.table),
         id: row.id,
         deleted_at: isoMicros(row.changedUs),
       })),
@@ -143,6 +143,13 @@ function requireCovered(token: WalkStart | undefined, sinceUs: number | undefine
         'from the time it started.',
     );
   }
+}
+
+/** The resource type of a tombstone's table (the page read only the tables of `types`). */
+function deletionType(table: string): ResourceName {
+  const type = TABLE_TYPES.get(table);
+  if (type === undefined) throw new Error(`deletions: a tombstone of table ${table}, no resource's`);
+  return type;
 }
 
 /** A verified cursor's keyset values: change time, table, id (signed by us, so only a check). */

@@ -37,6 +37,20 @@ export type ContractQuery<Id extends OperationId> = WithDefaults<Present<Paramet
 /** An operation's path parameters (`{ siteId: string }`). */
 export type ContractParams<Id extends OperationId> = Present<ParametersOf<Id>['path']>;
 
+/** Read-only data (the registry's constants) fits a body type as well as fresh objects. */
+type DeepReadonly<T> = T extends readonly (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** An operation's 200 JSON body (the contract's schema, which serialises it). */
+export type ContractBody<Id extends OperationId> = operations[Id]['responses'] extends {
+  200: { content: { 'application/json': infer Body } };
+}
+  ? DeepReadonly<Body>
+  : never;
+
 /** The names of a union's members' keys (`keyof` of a union keeps only the common ones). */
 export type KeysOfEach<T> = T extends unknown ? keyof T : never;
 

@@ -10,7 +10,12 @@ import type {
   RouteOptions,
 } from 'fastify';
 import type { Tenant } from '../auth/authorize.ts';
-import type { ContractParams, ContractQuery, OperationId } from '../contract/operation-types.ts';
+import type {
+  ContractBody,
+  ContractParams,
+  ContractQuery,
+  OperationId,
+} from '../contract/operation-types.ts';
 
 /**
  * A route built from its contract operation: URL, validation and response schemas, credential and
@@ -26,16 +31,22 @@ export interface ContractRouteGeneric<Id extends OperationId> extends RouteGener
 
 export type ContractRequest<Id extends OperationId> = FastifyRequest<ContractRouteGeneric<Id>>;
 export type ContractReply<Id extends OperationId> = FastifyReply<ContractRouteGeneric<Id>>;
+/**
+ * What a handler answers: the operation's 200 body (checked against the contract when the handler
+ * builds an object), JSON text it joined itself (the collections' stored documents:
+ * collection/members.ts), or the reply it already sent (a 304).
+ */
+export type ContractAnswer<Id extends OperationId> = ContractBody<Id> | string | FastifyReply;
 export type ContractHandler<Id extends OperationId> = (
   request: ContractRequest<Id>,
   reply: ContractReply<Id>,
-) => Promise<unknown>;
+) => Promise<ContractAnswer<Id>>;
 /** The handler of an operation that takes a key: called with the request's tenant. */
 export type TenantHandler<Id extends OperationId> = (
   request: ContractRequest<Id>,
   reply: ContractReply<Id>,
   tenant: Tenant,
-) => Promise<unknown>;
+) => Promise<ContractAnswer<Id>>;
 
 export type ContractRouteOptions<Id extends OperationId> = RouteOptions<
   RawServerDefault,
