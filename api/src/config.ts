@@ -64,6 +64,8 @@ const fields = z.object({
   API_KEEP_ALIVE_TIMEOUT_MS: timeoutMs.default(5_000),
   // 0 = no cap per address (the process-wide bound of server.ts still holds).
   API_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(64),
+  // Change-feed requests held by `wait` at once (changes/held-requests.ts); beyond: 503. 0 = none held.
+  API_MAX_HELD_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
   // true/false, or the balancer's addresses/CIDRs (http/trust-proxy.ts; docs/deployment-replicas.md).
   API_TRUST_PROXY: z
     .string()
@@ -131,6 +133,8 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** Listen with SO_REUSEPORT, so that another api process may share the port (Linux). */
   readonly reusePort: boolean;
+  /** Change-feed requests held by `wait` at once (api/README.md, "Change feed"); beyond it 503. */
+  readonly maxHeldRequests: number;
   /** Timeouts and the per-address cap of client connections (http/connection-limits.ts). */
   readonly connections: ConnectionLimits;
   /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
@@ -191,6 +195,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     buildInfoFile: e.API_BUILD_INFO_FILE,
     trustProxy: e.API_TRUST_PROXY,
     reusePort: e.API_REUSE_PORT,
+    maxHeldRequests: e.API_MAX_HELD_REQUESTS,
     connections: Object.freeze({
       headersTimeoutMs: e.API_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,

@@ -18,8 +18,8 @@ describe('route inventory', () => {
     const served = app.routeInventory.map((route) => `${route.method} ${route.path}`).sort();
     const documented = [...loadContract().operations.values()].map((op) => `${op.method} ${op.path}`).sort();
     expect(served).toEqual(documented);
-    // health, version, me, reference/scopes, deletions, plus a list and an item route per registry resource.
-    expect(served).toHaveLength(5 + 2 * RESOURCE_NAMES.length);
+    // health, version, me, reference/scopes, deletions, changes, plus a list and an item route per registry resource.
+    expect(served).toHaveLength(6 + 2 * RESOURCE_NAMES.length);
     await app.close();
   });
 

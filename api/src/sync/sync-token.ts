@@ -49,6 +49,8 @@ export interface VerifiedToken {
   readonly start: WalkStart;
   /** The filters it was issued with (the deletions feed's types). */
   readonly filters: string;
+  /** The collection it was issued for (a resource name, or 'deletions'). */
+  readonly collection: string;
 }
 
 /**
@@ -59,7 +61,8 @@ export interface VerifiedToken {
 export function verifySyncToken(
   secrets: readonly string[],
   token: string,
-  expected: Omit<SyncBinding, 'f'> & { readonly f?: string },
+  // `r` undefined: a token of any collection (the change feed starts from any of them).
+  expected: Omit<SyncBinding, 'f' | 'r'> & { readonly r: string | undefined; readonly f?: string },
 ): VerifiedToken {
   const payload = openPayload(secrets, CONTEXT, token) as Partial<Payload> | undefined;
   if (
@@ -77,14 +80,18 @@ export function verifySyncToken(
   }
   if (
     payload.c !== expected.c ||
-    payload.r !== expected.r ||
+    (expected.r !== undefined && payload.r !== expected.r) ||
     (expected.f !== undefined && payload.f !== expected.f)
   ) {
     throw invalidToken(
       'The sync token was issued for another collection, company or filter: use it only with the request links.sync names.',
     );
   }
-  return { start: { generation: payload.g as number, watermarkUs: Number(payload.w) }, filters: payload.f };
+  return {
+    start: { generation: payload.g as number, watermarkUs: Number(payload.w) },
+    filters: payload.f,
+    collection: payload.r,
+  };
 }
 
 /**

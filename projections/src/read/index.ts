@@ -1,3 +1,4 @@
+export * from './changes.ts';
 export * from './control.ts';
 export * from './control-memo.ts';
 export * from './deletions.ts';

@@ -332,6 +332,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Change feed, followed live
+         * @description Additive to v1: every change of the selected company's records as one feed, oldest first,
+         *     ordered by projection change time, then type, then id: `{ op: upsert, type, id,
+         *     changed_at, data }` when a record was created or changed (`data` is the record exactly as
+         *     its item endpoint serves it now, with `include[sites]` / `include[equipment]` embedded) and
+         *     `{ op: delete, type, id, changed_at }` when it was deleted (or moved to another company).
+         *     A record changed several times between two reads appears once, at its latest change.
+         *
+         *     Start without `cursor` (every record, then every change, in change order: a full export),
+         *     from any collection's or the deletions feed's `sync` token, or from a `links.next` this
+         *     feed returned. Every page's `links.next` is a resume point, never null: store it after
+         *     applying a page and continue from it after a crash; `meta.page.has_more` false means the
+         *     feed is caught up for now. Apply the pages in order: a record deleted and re-created shows
+         *     its delete, then its upsert (or, when both happened after your position, only its upsert).
+         *
+         *     `wait` (1 to 30 seconds) holds a page that would be empty until a change above its position
+         *     commits, then answers it; after `wait` seconds without one it answers the empty page, whose
+         *     `links.next` is the same position. A held request is charged once when it arrives, like any
+         *     request, and spends no rate-limit budget while held. A process holding as many requests as
+         *     it may answers `503 service_unavailable` with `Retry-After`; a process shutting down answers
+         *     its held requests at once with the empty page.
+         *
+         *     Needs a valid key; each type listed needs its read scope (`403 insufficient_scope` naming
+         *     it), and `include[equipment]=category` also `equipment-categories:read`. Without
+         *     `filter[type]`, every type the key may read. A position older than the deletions the
+         *     company still keeps, or from before a rebuild of the company's data, answers `410
+         *     sync_window_expired`: start again without a cursor.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -491,6 +536,29 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description When the delete became visible in this API (its projection change time, in commit order); compare with `filter[deleted_since]`, not with the source's clock. */
             deleted_at: components["schemas"]["Timestamp"];
+        };
+        /** @description One change of the change feed (`GET /v1/changes`). */
+        Change: {
+            /**
+             * @description `upsert`: the record exists as `data` says (created or changed); `delete`: it is gone (deleted, or moved to another company).
+             * @enum {string}
+             */
+            op: "upsert" | "delete";
+            type: components["schemas"]["ResourceType"];
+            id: components["schemas"]["Id"];
+            /** @description The projection change time of the change (when it became visible here, in commit order). */
+            changed_at: components["schemas"]["Timestamp"];
+            /** @description Only on upserts. The record exactly as its item endpoint serves it, with the requested includes. */
+            data?: components["schemas"]["Site"] | components["schemas"]["Service"] | components["schemas"]["Equipment"] | components["schemas"]["EquipmentCategory"] | components["schemas"]["Consumable"];
+        };
+        ChangeLinks: {
+            /** Format: uri */
+            self: string;
+            /**
+             * Format: uri
+             * @description The resume point after this page, never null; on an empty page, the same position as the request.
+             */
+            next: string;
         };
         PageMeta: {
             page: {
@@ -847,6 +915,38 @@ export interface components {
          *     scope (`403 insufficient_scope` naming it). Default: every type the key has the scope of.
          */
         DeletionTypes: string;
+        /**
+         * @description The position to continue from, as a `links.next` of this feed returned it (every page's,
+         *     the last one's too). Signed; bound to the company and the types (`400 invalid_cursor`
+         *     otherwise). `limit`, `wait` and the includes may change between pages. `410
+         *     sync_window_expired` when the position is older than the deletions the company still keeps
+         *     or the company's data was rebuilt since.
+         */
+        ChangesCursor: string;
+        /**
+         * @description Start the feed where a walk of a collection or of the deletions feed left off: its last
+         *     page's `meta.sync.token`. Lists every change after the snapshot that walk's first page read,
+         *     of the walk's type (a collection's token) or types (a deletions token). Cannot be combined
+         *     with `filter[type]` or `cursor` (`400 invalid_parameter`); refused and expired tokens answer
+         *     as for the collections' `sync`.
+         */
+        ChangesSyncToken: string;
+        /**
+         * @description Seconds (1 to 30) to hold a page that would be empty until a change above its position
+         *     commits; 0 or absent answers at once. On timeout the page is empty and `links.next` is the
+         *     same position.
+         */
+        Wait: number;
+        /**
+         * @description Relations embedded in the `data` of site upserts, as `include` on the sites endpoints:
+         *     `contacts`.
+         */
+        ChangesSiteInclude: string;
+        /**
+         * @description Relations embedded in the `data` of equipment upserts, as `include` on the equipment
+         *     endpoints: `category` (also needs scope `equipment-categories:read`).
+         */
+        ChangesEquipmentInclude: string;
         /**
          * @description Relations to embed, comma-separated, at most 5. Allowed on sites: `contacts` (at most 100
          *     per site, the first by id; a site with more also carries `contacts_truncated: true`).
@@ -1984,6 +2084,100 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The position to continue from, as a `links.next` of this feed returned it (every page's,
+                 *     the last one's too). Signed; bound to the company and the types (`400 invalid_cursor`
+                 *     otherwise). `limit`, `wait` and the includes may change between pages. `410
+                 *     sync_window_expired` when the position is older than the deletions the company still keeps
+                 *     or the company's data was rebuilt since.
+                 */
+                cursor?: components["parameters"]["ChangesCursor"];
+                /**
+                 * @description Page size, 1 to 200, default 50. A value above 200 is clamped to 200 and a value below 1 to
+                 *     1 (not rejected); a value that is not an integer (or outside the 32-bit range) answers
+                 *     `400 invalid_parameter`. `meta.page.limit` reports the size used.
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Comma-separated resource types to list: `sites`, `services`, `equipment`,
+                 *     `equipment-categories`, `consumables` (a type named twice counts once). Each needs its read
+                 *     scope (`403 insufficient_scope` naming it). Default: every type the key has the scope of.
+                 */
+                "filter[type]"?: components["parameters"]["DeletionTypes"];
+                /**
+                 * @description Start the feed where a walk of a collection or of the deletions feed left off: its last
+                 *     page's `meta.sync.token`. Lists every change after the snapshot that walk's first page read,
+                 *     of the walk's type (a collection's token) or types (a deletions token). Cannot be combined
+                 *     with `filter[type]` or `cursor` (`400 invalid_parameter`); refused and expired tokens answer
+                 *     as for the collections' `sync`.
+                 */
+                sync?: components["parameters"]["ChangesSyncToken"];
+                /**
+                 * @description Seconds (1 to 30) to hold a page that would be empty until a change above its position
+                 *     commits; 0 or absent answers at once. On timeout the page is empty and `links.next` is the
+                 *     same position.
+                 */
+                wait?: components["parameters"]["Wait"];
+                /**
+                 * @description Relations embedded in the `data` of site upserts, as `include` on the sites endpoints:
+                 *     `contacts`.
+                 */
+                "include[sites]"?: components["parameters"]["ChangesSiteInclude"];
+                /**
+                 * @description Relations embedded in the `data` of equipment upserts, as `include` on the equipment
+                 *     endpoints: `category` (also needs scope `equipment-categories:read`).
+                 */
+                "include[equipment]"?: components["parameters"]["ChangesEquipmentInclude"];
+            };
+            header?: {
+                /**
+                 * @description Selects the company for a key granted more than one company (`400
+                 *     company_selection_required` when absent; `403 company_not_available` when the key holds no
+                 *     grant for it, without saying whether the company exists). Ignored for single-company keys.
+                 */
+                "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of changes, oldest first (empty when caught up). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Change"][];
+                        meta: components["schemas"]["PageMeta"];
+                        links: components["schemas"]["ChangeLinks"];
+                    };
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

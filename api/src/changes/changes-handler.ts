@@ -1,0 +1,204 @@
+import {
+  type ChangeKey,
+  type ChangePosition,
+  FEED_START,
+  type PageTable,
+  type ReadHandle,
+  readChanges,
+  readRowsWhereIn,
+  readSyncState,
+  type SyncState,
+} from '@pda/projections';
+import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
+import type { FastifyInstance } from 'fastify';
+import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from '../collection/cursor.ts';
+import { isoMicros } from '../collection/iso-micros.ts';
+import { pageUrl } from '../collection/links.ts';
+import { JSON_UTF8 } from '../collection/members.ts';
+import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
+import type { TenantHandler } from '../http/contract-route.ts';
+import { requireTokenCovered, verifySyncToken } from '../sync/sync-token.ts';
+import { parseChangesQuery, resourceOf, syncTokenTypes } from './changes-query.ts';
+import type { HeldRequests } from './held-requests.ts';
+
+/**
+ * GET /v1/changes (docs/public-data-api-v1.md, "Change feed"; docs/decisions/0013-change-feed.md):
+ * the rows and tombstones of the listed types after a position, merged in (change time, type, id)
+ * order (projections/src/read/changes.ts), with each upsert's document as its item endpoint
+ * serves it, all read in one snapshot with the file's sync state. Every page's links.next is the
+ * position after it (the request's own when the page is empty), signed with the types and the
+ * walk's floor (below). `wait` holds an empty page until a commit (held-requests.ts).
+ *
+ * The floor F: deletes at or after F had their tombstone when the walk began (the tombstone
+ * horizon of its first page; W + 1 for a walk from a sync token). A walk at position p is complete
+ * while the file still keeps every tombstone above p that may matter: the horizon H has not moved
+ * past both p + 1 and F. Tombstones below F that are gone belong to deletes before the walk began,
+ * of rows it never listed.
+ */
+
+const TABLE_TYPES = new Map<string, ResourceName>(
+  RESOURCE_NAMES.map((name) => [RESOURCES[name].table, name]),
+);
+
+/** Cursor binding resource: no resource of the registry can be named like this. */
+const FEED = 'changes';
+
+export function changesHandler(app: FastifyInstance, held: HeldRequests): TenantHandler<'listChanges'> {
+  const path = app.contract.operation('listChanges').path;
+  return async (request, reply, tenant) => {
+    const query = parseChangesQuery(request.query, tenant);
+    const secrets = cursorSecrets(app.config);
+    const companyId = tenant.company.id;
+    let types = query.types;
+    let position: ChangePosition = FEED_START;
+    /** Generation and floor of the walk; undefined on its first page from the start. */
+    let walk: { generation: number; floorUs: number } | undefined;
+    if (query.syncToken !== undefined) {
+      const verified = verifySyncToken(secrets, query.syncToken, { c: companyId, r: undefined });
+      types = syncTokenTypes(verified.collection, verified.filters, tenant);
+      position = { changedUs: verified.start.watermarkUs, table: '', id: '' };
+      walk = { generation: verified.start.generation, floorUs: verified.start.watermarkUs + 1 };
+    }
+    const typeFilter = types.join(',');
+    const binding: CursorBinding = { c: companyId, r: FEED, s: '', f: `type=${typeFilter}` };
+    if (query.cursor !== undefined) {
+      const at = verifyCursor(secrets, query.cursor, binding, 3);
+      if (at.direction !== 'after' || at.walk === undefined) throw invalidCursor(CURSOR_DETAIL);
+      position = changePosition(at.position);
+      walk = { generation: at.walk.generation, floorUs: at.walk.watermarkUs };
+    }
+    const tables = types.map((name) => RESOURCES[name].table as PageTable);
+
+    const read = () => {
+      const handle = app.projections.company(companyId);
+      return handle.snapshot(() => {
+        const state = readSyncState(handle);
+        requireCovered(walk, position, state);
+        const page = readChanges(handle, { tables, after: position, limit: query.limit });
+        return { state, page, items: page.rows.map(itemsOf(handle, page.rows, query.include)) };
+      });
+    };
+    let result = read();
+    if (result.page.rows.length === 0 && query.waitS > 0 && !held.closing) {
+      held.acquire();
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const deadline = Date.now() + query.waitS * 1000;
+        while (result.page.rows.length === 0) {
+          const left = deadline - Date.now();
+          if (left <= 0) break;
+          const outcome = await held.wait(companyId, markOf(result.state), left, gone.signal);
+          if (outcome !== 'changed') break;
+          result = read();
+        }
+      } finally {
+        reply.raw.removeListener('close', onClose);
+        held.release();
+      }
+    }
+    const { state, page, items } = result;
+    const floorUs = walk?.floorUs ?? state.tombstonesSinceUs;
+    const last = page.rows[page.rows.length - 1];
+    const nextPosition = last ? { changedUs: last.changedUs, table: last.table, id: last.id } : position;
+    const next = signCursor(app.config.cursorSecret, binding, {
+      direction: 'after',
+      position: [String(nextPosition.changedUs), nextPosition.table, nextPosition.id],
+      walk: { generation: walk?.generation ?? state.generation, watermarkUs: floorUs },
+    });
+    const link = (cursor: string | undefined, sync: string | undefined) =>
+      pageUrl(app.config.publicBaseUrl, path, [
+        ['filter[type]', sync === undefined ? typeFilter : undefined],
+        ['include[sites]', query.raw.sites],
+        ['include[equipment]', query.raw.equipment],
+        ['limit', String(query.limit)],
+        ['wait', query.waitS > 0 ? String(query.waitS) : undefined],
+        ['sync', sync],
+        ['cursor', cursor],
+      ]);
+    const links = {
+      self: link(query.cursor, query.syncToken),
+      next: link(next, undefined),
+    };
+    const meta = { page: { limit: query.limit, has_more: page.hasMore } };
+    reply.type(JSON_UTF8);
+    return `{"data":[${items.join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  };
+}
+
+/** The JSON text of each change: upserts with their document (one read per table, not per row). */
+function itemsOf(
+  handle: ReadHandle,
+  rows: readonly ChangeKey[],
+  include: ReadonlyMap<ResourceName, ReadonlySet<string>>,
+): (row: ChangeKey) => string {
+  const documents = new Map<string, string>();
+  const upserts = new Map<PageTable, string[]>();
+  for (const row of rows) {
+    if (row.op !== 'upsert') continue;
+    const ids = upserts.get(row.table);
+    if (ids) ids.push(row.id);
+    else upserts.set(row.table, [row.id]);
+  }
+  for (const [table, ids] of upserts) {
+    const type = TABLE_TYPES.get(table)!;
+    const resource = resourceOf(type);
+    const found = readRowsWhereIn(handle, table, 'id', ids, resource.itemColumns);
+    const records = ids.flatMap((id) => found.get(id) ?? []);
+    const texts = resource.documents(handle, records, include.get(type) ?? new Set());
+    records.forEach((record, index) => {
+      documents.set(`${table}/${record.id as string}`, texts[index]!);
+    });
+  }
+  return (row) => {
+    const head = `{"op":"${row.op}","type":"${TABLE_TYPES.get(row.table)}","id":${JSON.stringify(row.id)},"changed_at":"${isoMicros(row.changedUs)}"`;
+    if (row.op === 'delete') return `${head}}`;
+    return `${head},"data":${documents.get(`${row.table}/${row.id}`)}}`;
+  };
+}
+
+function markOf(state: SyncState) {
+  return { generation: state.generation, lastChangedUs: state.lastChangedUs };
+}
+
+/**
+ * 410 unless the file can still list every change after the position: the walk's generation, and
+ * the tombstones that may matter to it still kept (see the floor above).
+ */
+function requireCovered(
+  walk: { generation: number; floorUs: number } | undefined,
+  position: ChangePosition,
+  state: SyncState,
+): void {
+  if (walk === undefined) return;
+  if (walk.generation !== state.generation) {
+    requireTokenCovered({ generation: walk.generation, watermarkUs: position.changedUs }, state);
+  }
+  const horizon = state.tombstonesSinceUs;
+  if (horizon > position.changedUs + 1 && horizon > walk.floorUs) {
+    throw new ApiError(
+      'sync_window_expired',
+      `Deletions of this company are kept since ${isoMicros(horizon)}; this position is older, so the feed ` +
+        'could miss deletions after it. Start the feed again from its beginning (no cursor).',
+    );
+  }
+}
+
+/** A verified cursor's position: change time, table ('' = before all), id (signed by us: a check). */
+function changePosition(values: readonly string[]): ChangePosition {
+  const [changed, table, id] = values;
+  const changedUs = Number(changed);
+  if (
+    !Number.isSafeInteger(changedUs) ||
+    changedUs < 0 ||
+    table === undefined ||
+    id === undefined ||
+    (table !== '' && !TABLE_TYPES.has(table))
+  ) {
+    throw invalidCursor(CURSOR_DETAIL);
+  }
+  return { changedUs, table, id };
+}

@@ -1,0 +1,35 @@
+import { readSyncState } from '@pda/projections';
+import type { FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
+import { changesHandler } from '../changes/changes-handler.ts';
+import { HeldRequests } from '../changes/held-requests.ts';
+import { tenantRoute } from '../http/contract-route.ts';
+
+/** How often a company file with held requests is checked for a commit (changes/held-requests.ts). */
+export const COMMIT_CHECK_MS = 25;
+
+/**
+ * GET /v1/changes: the change feed, followed live with `wait` (additive to v1). Its held requests
+ * are counted by the gauge pda_api_held_requests and answered at once when the api closes
+ * (preClose: before Fastify waits for the requests in flight).
+ */
+export default async function changesRoutes(app: FastifyInstance): Promise<void> {
+  const held = new HeldRequests({
+    max: app.config.maxHeldRequests,
+    tickMs: COMMIT_CHECK_MS,
+    mark: (companyId) => {
+      const state = readSyncState(app.projections.company(companyId));
+      return { generation: state.generation, lastChangedUs: state.lastChangedUs };
+    },
+  });
+  new Gauge({
+    name: 'pda_api_held_requests',
+    help: 'Change-feed requests held by wait until a commit or their timeout (at most API_MAX_HELD_REQUESTS)',
+    registers: [app.metrics.registry],
+    collect() {
+      this.set(held.held);
+    },
+  });
+  app.addHook('preClose', async () => held.close());
+  app.route(tenantRoute(app, 'listChanges', changesHandler(app, held)));
+}
