@@ -33,7 +33,7 @@ function runCli(args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(repoRoot, 'ops', 'src', 'reconcile', 'main.ts'), ...args],
+      [join(repoRoot, 'ops', 'reconcile', 'main.ts'), ...args],
       { cwd: repoRoot, env: process.env, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
