@@ -11,6 +11,7 @@ import type {
   ResourceRecord,
 } from './contract.ts';
 import { type ExportOptions, exportAll } from './export-all.ts';
+import { type FollowOptions, type FollowPage, follow } from './follow.ts';
 import { type SyncFromOptions, type SyncTokens, syncFrom, type TokenSyncItem } from './sync-from.ts';
 import { type SyncItem, type SyncOptions, syncSince } from './sync-since.ts';
 import { type CallOptions, type ClientOptions, createTransport, type QueryParams } from './transport.ts';
@@ -31,6 +32,11 @@ export interface Client {
   ): Promise<ItemDocument<R>>;
   /** One page of `GET /v1/deletions` (`filter[deleted_since]`, `sync`, or neither: every deletion kept). */
   deletions(query: DeletionsQuery, options?: CallOptions): Promise<DeletionsPage>;
+  /**
+   * Follows the change feed `GET /v1/changes` (follow.ts): every change of the company's records in
+   * commit order, page by page, held with `wait` once caught up; each page's `position` resumes it.
+   */
+  follow(options?: FollowOptions): AsyncGenerator<FollowPage, void, undefined>;
   /** The calling key (`revokes_at` tells a rotation is under way) and the selected company. */
   me(options?: CallOptions): Promise<MeDocument>;
   /** The page `links.next` points at, as given (never rebuilt), or null after the last page. */
@@ -67,6 +73,7 @@ export function createClient(options: ClientOptions): Client {
       http.getJson(http.url(`/v1/${resource}/${encodeURIComponent(id)}`, queryParams(query)), call),
     deletions: (query, call) => http.getJson(http.url('/v1/deletions', query), call),
     me: (call) => http.getJson(http.url('/v1/me'), call),
+    follow: (followOptions) => follow(http, followOptions),
     next: async (page, call) => (page.links.next === null ? null : http.getJson(page.links.next, call)),
     exportAll: (resource, exportOptions) => exportAll(client, resource, exportOptions),
     syncFrom: (resource, from, syncOptions) => syncFrom(client, resource, from, syncOptions),

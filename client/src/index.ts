@@ -20,6 +20,7 @@ export type {
 } from './contract.ts';
 export { ApiError, SyncWindowExpiredError } from './errors.ts';
 export type { ExportOptions } from './export-all.ts';
+export type { Change, ChangesPage, ChangesQuery, FollowOptions, FollowPage } from './follow.ts';
 export type { RetryEvent, RetryOptions } from './retry.ts';
 export type { SyncFromOptions, SyncTokens, TokenSyncItem } from './sync-from.ts';
 export type { SyncItem, SyncOptions } from './sync-since.ts';

@@ -71,6 +71,8 @@ let lastRunStart: string;
 /** links.sync of a walk of sites done before the test's changes, and its first page's ETag after them. */
 let syncUrl: string;
 let etag: string;
+/** links.next of a walk of the change feed caught up after the test's changes. */
+let changesPosition: string;
 let firstRun: { stdout: string };
 
 const json = (stdout: string) => JSON.parse(stdout);
@@ -80,6 +82,7 @@ const env = (extra: Record<string, string> = {}) => ({
   PDA_API_KEY: f.keys.a,
   PDA_LAST_RUN_START: lastRunStart,
   PDA_SYNC_URL: syncUrl,
+  PDA_CHANGES_POSITION: changesPosition,
   PDA_ETAG: etag,
   ...extra,
 });
@@ -127,6 +130,28 @@ const SHELL: Record<string, { env?: () => Record<string, string>; check: (stdout
         expect(out).toMatch(new RegExp(`^ratelimit-${name}: \\d+`, 'im'));
     },
   },
+  // From the start: the site the test kept, then the one it deleted (the renamed one is next).
+  changes: {
+    check: (out) =>
+      expect(
+        json(out).data.map((c: { op: string; id: string; data?: { id: string } }) => [
+          c.op,
+          c.id,
+          c.data?.id,
+        ]),
+      ).toEqual([
+        ['upsert', f.ids.A.sites[2], f.ids.A.sites[2]],
+        ['delete', f.ids.A.sites[0], undefined],
+      ]),
+  },
+  'changes-wait': {
+    check: (out) => {
+      expect(json(out).data).toEqual([]);
+      // The same position (the link also carries the wait asked for).
+      const cursor = (url: string) => new URL(url).searchParams.get('cursor');
+      expect(cursor(json(out).links.next)).toBe(cursor(changesPosition));
+    },
+  },
 };
 const PROGRAMS = ['sync-to-file'];
 
@@ -159,6 +184,16 @@ beforeAll(async () => {
   ]);
   store.close();
   etag = (await fetch(syncUrl, { headers })).headers.get('etag') ?? '';
+  let changes = `${api.baseUrl}/v1/changes?limit=200`;
+  for (;;) {
+    const page = (await (await fetch(changes, { headers })).json()) as {
+      meta: { page: { has_more: boolean } };
+      links: { next: string };
+    };
+    changes = page.links.next;
+    if (!page.meta.page.has_more) break;
+  }
+  changesPosition = changes;
 });
 afterAll(async () => {
   await api.close();
