@@ -14,8 +14,11 @@
  *   3. a reader polls the company's projection file every 5 ms with a read-only connection — the
  *      way the api reads it, no cache in between — and records when each token became visible;
  *   4. peer, same run: a bare kafkajs consumer of the sites topic records when each token reached
- *      Kafka (Debezium's share of the latency).
- * Prints one JSON document: commit → in Kafka and commit → visible (p50, p90, p99, max), rates.
+ *      Kafka (Debezium's share of the latency);
+ *   5. a partner following the change feed (GET /v1/changes with `wait`, feed-follower.ts) on an
+ *      api over the same files records when each token reached it.
+ * Prints one JSON document: commit → in Kafka, commit → visible and commit → feed (p50, p90, p99,
+ * max), rates.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,6 +28,7 @@ import { loadAvscTypes } from '@pda/ingest';
 import { openCompanyReader, type ProjectionDb } from '@pda/projections';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
+import { followSitesFeed } from './feed-follower.ts';
 import { benchWorker } from './ingest-worker.ts';
 import { kafkaBrokers, readStackEnv, stackEnvFile } from './stack-env.ts';
 
@@ -49,6 +53,8 @@ interface Timing {
   committed?: number;
   inKafka?: number;
   visible?: number;
+  /** When a partner following the change feed received it. */
+  inFeed?: number;
 }
 
 async function main() {
@@ -124,6 +130,16 @@ async function main() {
     }
   }
 
+  const feed = await followSitesFeed({
+    dataDir,
+    pool,
+    companyId,
+    nowMs,
+    onName: (name, at) => {
+      if (name.startsWith(run)) timing(name).inFeed ??= at;
+    },
+  });
+
   // The reader: what became visible since the last poll (the change-time index), every 5 ms.
   let lastChangedUs = 0;
   const poll = reader.prepare(
@@ -196,6 +212,12 @@ async function main() {
   while (nowMs() < deadline && !latestVisible()) await sleep(50);
   polling = false;
   await pollLoop;
+  // The feed's partner reads the same files through the api: give it its own few seconds.
+  const inFeed = () => [...tokensBySite.values()].every((t) => timing(t.at(-1) as string).inFeed);
+  const feedDeadline = nowMs() + 10_000;
+  while (nowMs() < feedDeadline && !inFeed()) await sleep(50);
+  const feedPages = feed.pages();
+  await feed.stop();
   // A value superseded before a poll saw it became visible (as its newer value) no later than that.
   for (const tokens of tokensBySite.values()) {
     for (let i = tokens.length - 2; i >= 0; i--) {
@@ -221,6 +243,15 @@ async function main() {
   });
   const visible = latencies((t) => t.visible);
   const inKafka = latencies((t) => t.inKafka);
+  // Superseded values reach the feed as their newer value (a record comes at its latest change).
+  for (const tokens of tokensBySite.values()) {
+    for (let i = tokens.length - 2; i >= 0; i--) {
+      const t = timing(tokens[i] as string);
+      const next = timing(tokens[i + 1] as string).inFeed;
+      if (t.inFeed === undefined && next !== undefined) t.inFeed = next;
+    }
+  }
+  const inFeedLatencies = latencies((t) => t.inFeed);
   const notVisible = ours().filter(([, t]) => t.visible === undefined).length;
 
   // ---- clean up: the company's rows leave PostgreSQL (and, through the pipeline, the projection) ----
@@ -257,6 +288,7 @@ async function main() {
         },
         commitToVisible: { ...summary(visible), notVisibleWithin60s: notVisible, targetP99Ms: 1000 },
         peerCommitToKafka: summary(inKafka),
+        commitToFeed: { ...summary(inFeedLatencies), pages: feedPages },
       },
       null,
       2,
