@@ -1,4 +1,6 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { companyPath, openWriter, ProjectionStore } from '@pda/projections';
@@ -327,6 +329,36 @@ describe('wait: long-poll', () => {
       expect(after).toBe(before - 2);
     } finally {
       await limited.close();
+    }
+  });
+
+  test('a client that goes away releases its held request', async () => {
+    const listening = await testApp(f.dataDir);
+    try {
+      await listening.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = listening.server.address() as AddressInfo;
+      const { next } = await follow('/v1/changes?filter[type]=consumables', f.keys.a, listening);
+      const url = new URL(`${next}&wait=20`);
+      const request = httpGet({
+        host: '127.0.0.1',
+        port,
+        path: `${url.pathname}${url.search}`,
+        headers: bearer(f.keys.a),
+      });
+      request.on('error', () => undefined);
+      const gauge = async () =>
+        (await listening.metrics.registry.getSingleMetricAsString('pda_api_held_requests')).match(
+          /^pda_api_held_requests (\d+)$/m,
+        )?.[1];
+      for (let i = 0; i < 50 && (await gauge()) !== '1'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await gauge()).toBe('1');
+      request.destroy();
+      for (let i = 0; i < 50 && (await gauge()) !== '0'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await gauge()).toBe('0');
+    } finally {
+      await listening.close();
     }
   });
 
