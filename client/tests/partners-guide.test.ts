@@ -74,6 +74,7 @@ let etag: string;
 /** links.next of a walk of the change feed caught up after the test's changes. */
 let changesPosition: string;
 let firstRun: { stdout: string };
+let firstFollow: { stdout: string };
 
 const json = (stdout: string) => JSON.parse(stdout);
 const env = (extra: Record<string, string> = {}) => ({
@@ -153,7 +154,7 @@ const SHELL: Record<string, { env?: () => Record<string, string>; check: (stdout
     },
   },
 };
-const PROGRAMS = ['sync-to-file'];
+const PROGRAMS = ['follow-to-file', 'sync-to-file'];
 
 beforeAll(async () => {
   f = createFixture();
@@ -162,6 +163,7 @@ beforeAll(async () => {
   // ago), and the overlap is proven by the sync tests, not by the guide's examples.
   api = await startApi(f.dataDir, { env: { API_UPDATED_SINCE_OVERLAP_MS: '0' } });
   firstRun = await runProgram(); // the full export
+  firstFollow = await runFollower(); // from the start of the feed
   lastRunStart = new Date().toISOString();
   const headers = { authorization: `Bearer ${f.keys.a}` };
   const walked = (await (await fetch(`${api.baseUrl}/v1/sites?limit=200`, { headers })).json()) as {
@@ -200,6 +202,11 @@ afterAll(async () => {
   f.cleanup();
   rmSync(stateDir, { recursive: true, force: true });
 });
+
+const runFollower = () =>
+  run(process.execPath, [join(EXAMPLES, 'follow-to-file.ts')], {
+    env: env({ PDA_STATE_FILE: join(stateDir, 'feed.json') }),
+  });
 
 describe('docs/partners.md', () => {
   const blocks = guideBlocks();
@@ -250,5 +257,26 @@ describe('docs/partners.md', () => {
       'sites',
     ]);
     expect(state.tokens.sites).toEqual({ records: expect.any(String), deletions: expect.any(String) });
+  });
+  test('the follower is client/examples/follow-to-file.ts verbatim; run again, it applies the changes', async () => {
+    const block = blocks.find((b) => b.name === 'follow-to-file');
+    expect(block?.body).toBe(readFileSync(join(EXAMPLES, 'follow-to-file.ts'), 'utf8'));
+    expect(firstFollow.stdout).toBe(
+      '0 changes applied; the copy holds 2 consumables, 3 equipment, 2 equipment-categories, 2 services, 3 sites\n',
+    );
+    const second = await runFollower();
+    expect(second.stdout).toBe(
+      '2 changes applied; the copy holds 2 consumables, 3 equipment, 2 equipment-categories, 2 services, 2 sites\n',
+    );
+    const state = JSON.parse(readFileSync(join(stateDir, 'feed.json'), 'utf8'));
+    const A = f.ids.A;
+    expect(Object.keys(state.records.sites).sort()).toEqual([A.sites[1], A.sites[2]]);
+    expect(state.records.sites[A.sites[1]!]).toMatchObject({
+      name: 'renamed by the test',
+      contacts: expect.any(Array),
+    });
+    expect(state.position).toContain('/v1/changes?');
+    // Caught up: a third run applies nothing.
+    expect((await runFollower()).stdout).toMatch(/^0 changes applied/);
   });
 });
