@@ -8,14 +8,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateCompanyData, type SiteRow } from '@pda/ops/seed';
-import {
-  type Change,
-  openCompanyWriter,
-  openControlWriter,
-  ProjectionStore,
-  type Row,
-} from '@pda/projections';
+import type { Change, Row } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
+import { openCompanyWriter, openControlWriter, ProjectionStore } from '@pda/projections/write';
 
 export interface ListFixture {
   readonly dataDir: string;

@@ -5,7 +5,8 @@
  * sort's for pages; for deletions the primary key (table_name, id), then a sort of every tombstone
  * of those tables. Run on the same handle as the code under test.
  */
-import { type Deletion, type PageTable, quoteIdent, type ReadHandle, type SortKey } from '@pda/projections';
+import { quoteIdent } from '@pda/projections/model';
+import type { Deletion, PageTable, ReadHandle, SortKey } from '@pda/projections/read';
 
 export interface BeforeRequest {
   readonly sort: readonly SortKey[];

@@ -10,7 +10,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCompanyWriter, openControlWriter } from '@pda/projections';
+import { openCompanyWriter, openControlWriter } from '@pda/projections/write';
 import { type ListFixture, listFixture } from './api-fixture.ts';
 
 export interface SinceFixture {

@@ -3,19 +3,19 @@
  * snapshot as the api reads) with a since, against the unfiltered page of the same sort and depth
  * (the peer) and the old statement (api-since-before.ts), on one company file, in this process.
  */
+import { quoteIdent } from '@pda/projections/model';
 import {
   chooseSincePlan,
   type Deletion,
   openCompanyReader,
   type PagePlan,
   type PageTable,
-  quoteIdent,
   ReadHandle,
   readDeletions,
   readPage,
   readPlannedPage,
   type SortKey,
-} from '@pda/projections';
+} from '@pda/projections/read';
 import { readDeletionsBefore, readPageBefore } from './api-since-before.ts';
 
 export interface SortCase {

@@ -2,7 +2,7 @@
  * The benchmarks' change stream: the mix of tables a field-service company's changes spread over
  * (ingest-throughput.ts, tenant-fanout.ts). Companies are not in it: they come first, once each.
  */
-import type { SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
 
 /** Table and its share in percent. */
 export const MIX: readonly (readonly [SourceTable, number])[] = [

@@ -19,8 +19,9 @@ import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openCompanyReader, openCompanyWriter, ProjectionStore, ReadHandle } from '@pda/projections';
+import { openCompanyReader, ReadHandle } from '@pda/projections/read';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
+import { openCompanyWriter, ProjectionStore } from '@pda/projections/write';
 
 const { values } = parseArgs({
   options: {

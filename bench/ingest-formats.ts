@@ -41,7 +41,8 @@ import {
   sampleRow,
   uuidFor,
 } from '@pda/ingest/testing';
-import { type Change, ProjectionStore, type SourceTable } from '@pda/projections';
+import type { Change, SourceTable } from '@pda/projections/model';
+import { ProjectionStore } from '@pda/projections/write';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { MIX, MIX_SLOTS } from './change-mix.ts';
 import { benchWorker } from './ingest-worker.ts';

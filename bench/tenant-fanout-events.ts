@@ -5,7 +5,7 @@
 
 import { type EncodedEvent, encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import type { KeyMaterial } from '@pda/ops/keys';
-import type { SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
 import { MIX_SLOTS } from './change-mix.ts';
 
 export type Spread = 'uniform' | 'zipf';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPda } from '@pda/analysts/testing';
 import { deleteCompanies, seedDatabase } from '@pda/ops/seed';
-import { companyPath, latestVersion, openReader } from '@pda/projections';
+import { companyPath, latestVersion, openReader } from '@pda/projections/model';
 import { parquetReadObjects } from 'hyparquet';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

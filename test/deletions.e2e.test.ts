@@ -8,7 +8,7 @@
 // the retention window: ingest restarted with a 2 s window prunes the tombstones and the same
 // request answers 410 sync_window_expired. The api's overlap is 1 s here (60 s in production).
 import { randomUUID } from 'node:crypto';
-import { openCompanyReader } from '@pda/projections';
+import { openCompanyReader } from '@pda/projections/read';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey, type ReadSide, startReadSide } from './src/read-side.ts';

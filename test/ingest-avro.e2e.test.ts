@@ -19,7 +19,7 @@ import {
   type Worker,
 } from '@pda/ingest';
 import { avroEventEncoder } from '@pda/ingest/testing';
-import { openControlReader } from '@pda/projections';
+import { openControlReader } from '@pda/projections/read';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
 import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
-import { openControlReader, ReadHandle, readIngestState } from '@pda/projections';
+import { openControlReader, ReadHandle, readIngestState } from '@pda/projections/read';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRequest, stackEnv, waitFor } from './src/stack-env.ts';
 

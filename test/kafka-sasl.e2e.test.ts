@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readStackEnv } from '@pda/ops/stack';
-import { openCompanyReader } from '@pda/projections';
+import { openCompanyReader } from '@pda/projections/read';
 import { freePort } from '@pda/projections/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '@pda/api';
-import { documentColumns, migrationsFor, type ProjectionKind } from '@pda/projections';
+import { migrationsFor, type ProjectionKind } from '@pda/projections/model';
+import { documentColumns } from '@pda/projections/read';
 import {
   CONTROL_TABLE_NAMES,
   type ColumnType,

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openReader } from '@pda/projections';
+import { openReader } from '@pda/projections/model';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareReadOnly, refusalBeforePrepare } from '../src/sql/read-only-statement.ts';

@@ -4,8 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { companyPath, openReader, ProjectionStore } from '@pda/projections';
+import { companyPath, openReader } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
+import { ProjectionStore } from '@pda/projections/write';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareReadOnly } from '../src/sql/read-only-statement.ts';

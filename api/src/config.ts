@@ -37,7 +37,7 @@ const fields = z.object({
   API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // `auto`: as many company files as the descriptor limit allows (plugins/projections.ts).
   API_MAX_OPEN_COMPANIES: z.union([z.literal('auto'), positiveInt]).default('auto'),
-  // Prepared statements per open file, most recently used first (@pda/projections statement-lru.ts).
+  // Prepared statements per open file, most recently used first (@pda/projections model/statement-lru.ts).
   API_MAX_STATEMENTS_PER_FILE: positiveInt.max(100_000).default(256),
   API_REOPEN_CHECK_MS: z.coerce.number().int().min(0).default(1_000),
   API_UPDATED_SINCE_OVERLAP_MS: z.coerce.number().int().min(0).default(60_000),

@@ -1,4 +1,4 @@
-import { openFileLimit, openFileLimitProblem } from '@pda/projections';
+import { openFileLimit, openFileLimitProblem } from '@pda/projections/model';
 import { buildApp } from './app.ts';
 import { ConfigError, parseConfig } from './config.ts';
 import { startServer } from './server.ts';

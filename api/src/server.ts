@@ -1,5 +1,5 @@
 import { type AdminServer, startAdminServer } from '@pda/admin-http';
-import { openFileLimit } from '@pda/projections';
+import { openFileLimit } from '@pda/projections/model';
 import type { FastifyInstance, FastifyListenOptions } from 'fastify';
 import type { Config } from './config.ts';
 import { descriptorPlan } from './http/descriptor-plan.ts';

@@ -1,8 +1,9 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { companyPath, openWriter, ProjectionStore } from '@pda/projections';
+import { companyPath } from '@pda/projections/model';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { openWriter, ProjectionStore } from '@pda/projections/write';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isoMicros } from '../src/collection/iso-micros.ts';

@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Change } from '@pda/projections';
+import type { Change } from '@pda/projections/model';
 import { buildProjection, freePort, makeUpsert, metricSample, sampleRow } from '@pda/projections/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, uuid } from './support/fixture.ts';

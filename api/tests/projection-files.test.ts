@@ -10,14 +10,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  companyPath,
-  controlPath,
-  OutOfDescriptorsError,
-  openCompanyReader,
-  openWriter,
-} from '@pda/projections';
+import { companyPath, controlPath, OutOfDescriptorsError } from '@pda/projections/model';
+import { openCompanyReader } from '@pda/projections/read';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { openWriter } from '@pda/projections/write';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ProjectionFiles } from '../src/projections/projection-files.ts';
 import { expectProblem } from './support/conformance.ts';

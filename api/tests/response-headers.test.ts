@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { companyPath } from '@pda/projections';
+import { companyPath } from '@pda/projections/model';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { expectConforms } from './support/conformance.ts';

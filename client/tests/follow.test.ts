@@ -1,6 +1,7 @@
 import { COMPANY, createFixture, type Fixture } from '@pda/api/testing';
-import { companyPath, openWriter, ProjectionStore } from '@pda/projections';
+import { companyPath } from '@pda/projections/model';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { openWriter, ProjectionStore } from '@pda/projections/write';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Change, createClient, type FollowPage, SyncWindowExpiredError } from '../src/index.ts';
 import { type RunningApi, startApi } from './support/api-server.ts';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMPANY, createFixture, type Fixture } from '@pda/api/testing';
-import { ProjectionStore } from '@pda/projections';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { ProjectionStore } from '@pda/projections/write';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type RunningApi, startApi } from './support/api-server.ts';
 

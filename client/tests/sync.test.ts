@@ -1,6 +1,6 @@
 import { COMPANY, createFixture, type Fixture } from '@pda/api/testing';
-import { ProjectionStore } from '@pda/projections';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { ProjectionStore } from '@pda/projections/write';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiError, createClient, type SyncItem, SyncWindowExpiredError } from '../src/index.ts';
 import { type RunningApi, startApi } from './support/api-server.ts';

@@ -70,7 +70,7 @@ export const ConfigSchema = z.object({
   INGEST_IDLE_CLOSE_S: int(0, 86_400).default(120),
   /**
    * Prepared statements kept per open file (control.sqlite and each company file), most recently
-   * used first; an evicted one is prepared again when needed (@pda/projections statement-lru.ts).
+   * used first; an evicted one is prepared again when needed (@pda/projections model/statement-lru.ts).
    */
   INGEST_MAX_STATEMENTS_PER_FILE: int(1, 100_000).default(256),
   /** Apply in a worker thread, overlapping with decoding (two cores); false = one thread. */

@@ -5,7 +5,7 @@
  * line and exits 2; an unrecoverable failure, or a drain cut short, exits 1 (the supervisor
  * restarts the process).
  */
-import { openFileLimit, openFileLimitProblem } from '@pda/projections';
+import { openFileLimit, openFileLimitProblem } from '@pda/projections/model';
 import { ConfigError, parseConfig } from './config.ts';
 import { KafkaAuthenticationError } from './kafka/auth-failure.ts';
 import { createLogger } from './logger.ts';

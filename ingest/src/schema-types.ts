@@ -3,7 +3,7 @@
  * They are only needed for events WITHOUT inline schemas (decimal scale, timestamp columns); if the
  * schemas cannot be loaded the process still runs and such events dead-letter with a clear reason.
  */
-import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import { type ColumnType, columnTypesFromAvsc } from './decode/index.ts';
 

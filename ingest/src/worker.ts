@@ -7,13 +7,8 @@
  * drains, closes the old files and continues on the new generation with the consumer group that
  * built it (GENERATION.json), so there is never more than one writer per generation.
  */
-import {
-  type OpenFilesBound,
-  type ProjectionStoreOptions,
-  processOpenFilesBound,
-  type SourceTable,
-  WRITER_DESCRIPTOR_RESERVE,
-} from '@pda/projections';
+import { type OpenFilesBound, processOpenFilesBound, type SourceTable } from '@pda/projections/model';
+import { type ProjectionStoreOptions, WRITER_DESCRIPTOR_RESERVE } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import { startDeadLetterPruner } from './apply/dead-letter-pruner.ts';
 import { createDurabilityBarrier } from './apply/durability.ts';

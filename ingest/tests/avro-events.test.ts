@@ -7,7 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections/model';
 import { loadTableSchema } from '@pda/schemas';
 import avsc from 'avsc';
 import { describe, expect, it } from 'vitest';

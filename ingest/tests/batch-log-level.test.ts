@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { ProjectionStore } from '@pda/projections';
+import { ProjectionStore } from '@pda/projections/write';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline } from '../src/apply/pipeline.ts';

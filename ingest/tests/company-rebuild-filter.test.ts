@@ -1,4 +1,4 @@
-import type { Change } from '@pda/projections';
+import type { Change } from '@pda/projections/model';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
 import { createBackfillFilter } from '../src/rebuild/company-rebuild.ts';

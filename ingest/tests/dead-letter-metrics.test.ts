@@ -1,4 +1,4 @@
-import { ProjectionStore } from '@pda/projections';
+import { ProjectionStore } from '@pda/projections/write';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline } from '../src/apply/pipeline.ts';

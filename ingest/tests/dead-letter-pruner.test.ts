@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { openControlReader, ProjectionStore } from '@pda/projections';
+import { openControlReader } from '@pda/projections/read';
+import { ProjectionStore } from '@pda/projections/write';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeadLetterPruner } from '../src/apply/dead-letter-pruner.ts';
 import { createThreadedSink } from '../src/apply/threaded-sink.ts';

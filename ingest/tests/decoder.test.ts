@@ -1,4 +1,4 @@
-import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections/model';
 import { describe, expect, it } from 'vitest';
 import { columnTypesFromAvsc, createDecoder, type DecodeResult } from '../src/decode/index.ts';
 import { isoFromZonedString } from '../src/decode/time.ts';

@@ -4,7 +4,7 @@
  * forms (inline schema or bare payload × precise or string decimals), decoded and applied.
  */
 
-import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections/model';
 import { loadTableSchema } from '@pda/schemas';
 import { describe, expect, it } from 'vitest';
 import { columnTypesFromAvsc, createDecoder, type RawRecord } from '../src/decode/index.ts';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { ProjectionStore, type SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
+import { ProjectionStore } from '@pda/projections/write';
 import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { dumpDataDir } from './support/dump.ts';
 import { fixtureRecords } from './support/fixtures.ts';
 
 // The writer's prepared statements are bounded per open file (INGEST_MAX_STATEMENTS_PER_FILE,
-// @pda/projections statement-lru.ts) and reported by each batch's result to the metrics.
+// @pda/projections model/statement-lru.ts) and reported by each batch's result to the metrics.
 describe('the writer statement cache in the metrics', () => {
   it('counts evictions and statements held; the projection is the same as with the default bound', async () => {
     const records = fixtureRecords();

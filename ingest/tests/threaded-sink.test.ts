@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { companyPath } from '@pda/projections';
+import { companyPath } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
@@ -56,7 +56,7 @@ describe('apply thread errors', () => {
   it('a ProjectionError keeps its name, code, message and stack', async () => {
     const dataDir = tempDataDir();
     const companyId = uuidFor(1, 77);
-    // A company file written by a newer ingest: the writer refuses it (projections/src/migrate.ts).
+    // A company file written by a newer ingest: the writer refuses it (projections/src/model/migrate.ts).
     mkdirSync(dirname(companyPath(dataDir, companyId)), { recursive: true });
     const newer = new Database(companyPath(dataDir, companyId));
     newer.pragma('user_version = 999');

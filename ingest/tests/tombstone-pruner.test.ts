@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
-import { openCompanyReader, ProjectionStore } from '@pda/projections';
+import { openCompanyReader } from '@pda/projections/read';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { ProjectionStore } from '@pda/projections/write';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createThreadedSink } from '../src/apply/threaded-sink.ts';
 import { startTombstonePruner } from '../src/apply/tombstone-pruner.ts';

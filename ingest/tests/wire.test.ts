@@ -1,4 +1,4 @@
-import type { Change } from '@pda/projections';
+import type { Change } from '@pda/projections/model';
 import { describe, expect, it } from 'vitest';
 import { fromWire, toWire } from '../src/apply/wire.ts';
 import { createDecoder } from '../src/decode/index.ts';

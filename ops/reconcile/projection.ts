@@ -6,12 +6,11 @@ import { readdirSync } from 'node:fs';
 import {
   companiesDir,
   isUuid,
-  openCompanyReader,
-  openControlReader,
   type ProjectionDb,
   ProjectionNotFoundError,
   quoteIdent,
-} from '@pda/projections';
+} from '@pda/projections/model';
+import { openCompanyReader, openControlReader } from '@pda/projections/read';
 import type { Values } from './compare.ts';
 import type { TablePlan } from './tables.ts';
 

@@ -2,7 +2,7 @@
 // Per company, one source snapshot; every captured table merge-joined with the company file by
 // primary key, a batch at a time from each side; then control.sqlite's tables. Rows that differ are
 // read again until they settle (settle.ts), so a row merely in flight is never reported.
-import { companyPath, isUuid, type ProjectionDb } from '@pda/projections';
+import { companyPath, isUuid, type ProjectionDb } from '@pda/projections/model';
 import { mergeCompare, rowId, type Values } from './compare.ts';
 import {
   ALL,

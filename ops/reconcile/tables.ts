@@ -1,7 +1,7 @@
 // What reconcile compares per captured table (@pda/schemas/registry): the projected columns in
 // registry order, the primary key, the stored export document's renderer (the one ingest writes
 // `_json` with), and PostgreSQL's select list in the projection's representation.
-import { type ValuesRenderer, valuesRenderer } from '@pda/projections';
+import { type ValuesRenderer, valuesRenderer } from '@pda/projections/model';
 import { type ColumnType, TABLE_NAMES, TABLES, type TableName, tableDocument } from '@pda/schemas/registry';
 
 export interface TablePlan {

@@ -10,8 +10,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Change, ProjectionStore, type SourceTable } from '../src/index.ts';
+import type { Change, SourceTable } from '../src/model/index.ts';
 import { makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { ProjectionStore } from '../src/write/index.ts';
 
 const [events = 200_000, companies = 300, batchSize = 10_000, updateEvery = 5] = process.argv
   .slice(2)

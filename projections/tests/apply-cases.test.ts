@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { listCompanyFiles } from '../src/apply/list-companies.ts';
-import { type Change, openCompanyReader, ProjectionStore, type TableCounts } from '../src/index.ts';
-import { companyPath } from '../src/paths.ts';
+import type { Change } from '../src/model/index.ts';
+import { companyPath, listCompanyFiles } from '../src/model/paths.ts';
+import { openCompanyReader } from '../src/read/index.ts';
 import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { ProjectionStore, type TableCounts } from '../src/write/index.ts';
 import { A, B, C, companyRows, controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { REPRESENTATION } from '@pda/schemas/registry';
 import { describe, expect, it } from 'vitest';
-import { ProjectionStore } from '../src/index.ts';
 import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { ProjectionStore } from '../src/write/index.ts';
 import { A, B, companyRows, fixedClock, id, tempDataDir } from './helpers.ts';
 
 const SITE1 = id(1);

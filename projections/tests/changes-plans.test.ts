@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Change } from '../src/change.ts';
-import { openCompanyReader } from '../src/handles.ts';
+import type { Change } from '../src/model/change.ts';
 import {
   type ChangeKey,
   type ChangePosition,
@@ -13,6 +12,7 @@ import {
   readChanges,
   tombstonesSql,
 } from '../src/read/changes.ts';
+import { openCompanyReader } from '../src/read/open-readers.ts';
 import { ReadHandle } from '../src/read/read-handle.ts';
 import type { PageTable } from '../src/read/tables.ts';
 import { buildProjection } from '../src/testing/build-projection.ts';

@@ -1,8 +1,9 @@
 import { existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Change, companyPath, ProjectionStore, RebuildNotCaughtUpError } from '../src/index.ts';
+import { type Change, companyPath } from '../src/model/index.ts';
 import { makeDelete, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { ProjectionStore, RebuildNotCaughtUpError } from '../src/write/index.ts';
 import { A, B, C, companyRows, controlRows, id, tempDataDir } from './helpers.ts';
 
 const site = (n: number, company: string, lsn: number, name = `site ${n}`): Change =>

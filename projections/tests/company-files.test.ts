@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CompanyFiles } from '../src/apply/company-files.ts';
-import { openCompanyReader, ProjectionStore } from '../src/index.ts';
-import { companyPath } from '../src/paths.ts';
+import { companyPath } from '../src/model/paths.ts';
+import { openCompanyReader } from '../src/read/index.ts';
 import { makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { CompanyFiles } from '../src/write/files/company-files.ts';
+import { ProjectionStore } from '../src/write/index.ts';
 import { fixedClock, id, tempDataDir } from './helpers.ts';
 
-// The writer's bounded set of open company files (src/apply/company-files.ts): never more open than
+// The writer's bounded set of open company files (src/write/files/company-files.ts): never more open than
 // the bound, least recently used first out, and whatever leaves is closed (its descriptors freed).
 describe('CompanyFiles', () => {
   it('keeps at most the bound open, evicts the least recently used and closes it; reopening works', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { companyOrder } from '../src/apply/company-order.ts';
-import { emptyPlan, type Plan } from '../src/apply/plan.ts';
+import { companyOrder } from '../src/write/plan/company-order.ts';
+import { emptyPlan, type Plan } from '../src/write/plan/plan.ts';
 import { A, B, C } from './helpers.ts';
 
 const D = 'dddddddd-0000-4000-8000-00000000000d';

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { applyCompany } from '../src/apply/apply-company.ts';
-import { CompanyFiles } from '../src/apply/company-files.ts';
-import { companyOrder } from '../src/apply/company-order.ts';
-import { ControlFile } from '../src/apply/control-file.ts';
-import { planBatch } from '../src/apply/plan-batch.ts';
-import { Tally } from '../src/apply/result.ts';
-import { type Change, type ClockUs, type DeadLetter, ProjectionStore } from '../src/index.ts';
+import type { Change } from '../src/model/index.ts';
 import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { applyCompany } from '../src/write/apply/apply-company.ts';
+import { Tally } from '../src/write/apply/result.ts';
+import { CompanyFiles } from '../src/write/files/company-files.ts';
+import { ControlFile } from '../src/write/files/control-file.ts';
+import { type ClockUs, type DeadLetter, ProjectionStore } from '../src/write/index.ts';
+import { companyOrder } from '../src/write/plan/company-order.ts';
+import { planBatch } from '../src/write/plan/plan-batch.ts';
 import { A, B, C, controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 /**
@@ -118,9 +119,10 @@ describe('crash between the transactions of a batch, then redelivery', () => {
 });
 
 /**
- * Moves that leave a TOASTed column out take it from the file the row left (carry.ts): that file
- * commits after the receiving one, so a crash between the two still finds the row there. With a
- * chain (A → B → C), a move there and back, and two rows swapping companies (the batch is cut).
+ * Moves that leave a TOASTed column out take it from the file the row left (apply-company.ts
+ * readCarried): that file commits after the receiving one, so a crash between the two still finds
+ * the row there. With a chain (A → B → C), a move there and back, and two rows swapping companies
+ * (the batch is cut).
  */
 describe('crash between the files of a move that carries values, then redelivery', () => {
   const LONG = (n: number) => `${n}`.repeat(6_000);

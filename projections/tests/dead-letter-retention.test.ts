@@ -1,20 +1,17 @@
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { controlPath, fileVersion, latestVersion, migrate } from '../src/model/index.ts';
+import { makeUpsert, sampleRow } from '../src/testing/index.ts';
 import {
-  controlPath,
   type DeadLetter,
   type DeadLetterLimits,
-  fileVersion,
-  latestVersion,
-  migrate,
   openControlWriter,
   ProjectionStore,
-} from '../src/index.ts';
-import { makeUpsert, sampleRow } from '../src/testing/index.ts';
+} from '../src/write/index.ts';
 import { controlRows, fixedClock, id, tempDataDir } from './helpers.ts';
 
-// Dead letters (src/apply/dead-letters.ts, control migration 005): where a refused message is and
+// Dead letters (src/write/upkeep/dead-letters.ts, control migration 005): where a refused message is and
 // why, never the row it carried; pruned by age and by count, oldest first, in bounded steps.
 
 const EMAIL = 'jane.doe@example.com';

@@ -11,9 +11,9 @@ import {
   processMemoryBytes,
   resolveOpenFilesBound,
   retryOutOfDescriptors,
-} from '../src/index.ts';
+} from '../src/model/index.ts';
 
-// Cache bounds from the descriptor limit (src/descriptors.ts): three descriptors per open file.
+// Cache bounds from the descriptor limit (src/model/descriptors.ts): three descriptors per open file.
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
 Max open files            20000                65536                files

@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { listCompanyFiles } from '../src/apply/list-companies.ts';
-import { type ClockUs, openCompanyReader, openControlReader, TENANT_TABLES } from '../src/index.ts';
+import { TENANT_TABLES } from '../src/model/index.ts';
+import { listCompanyFiles } from '../src/model/paths.ts';
+import { openCompanyReader, openControlReader } from '../src/read/index.ts';
+import type { ClockUs } from '../src/write/index.ts';
 
 /** Fresh data directories, removed after each test. */
 const dirs: string[] = [];

@@ -8,13 +8,11 @@ import {
   fileVersion,
   latestVersion,
   migrate,
-  openCompanyReader,
-  openCompanyWriter,
-  openControlReader,
-  openControlWriter,
   ProjectionError,
   ProjectionVersionError,
-} from '../src/index.ts';
+} from '../src/model/index.ts';
+import { openCompanyReader, openControlReader } from '../src/read/index.ts';
+import { openCompanyWriter, openControlWriter } from '../src/write/index.ts';
 import { A, B, tempDataDir } from './helpers.ts';
 
 describe('migrations', () => {

@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openReader, openWriter } from '../src/open.ts';
+import { openReader, openWriter } from '../src/model/open.ts';
 import { tempDataDir } from './helpers.ts';
 
-// The writer has no checkpoint call of its own (src/open.ts): the automatic checkpoints must keep
+// The writer has no checkpoint call of its own (src/model/open.ts): the automatic checkpoints must keep
 // the WAL near its bound (1000 pages ≈ 4 MiB) by themselves, also with a reader that comes and goes.
 describe('openWriter', () => {
   it('sets every pragma of the one exec', () => {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { quoteIdent } from '../src/quote-ident.ts';
+import { quoteIdent } from '../src/model/quote-ident.ts';
 
 describe('quoteIdent', () => {
   it('doubles embedded quotes, so a name stays one identifier in SQLite', () => {

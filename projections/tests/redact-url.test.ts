@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { REDACTED, redactUrl } from '../src/redact-url.ts';
+import { REDACTED, redactUrl } from '../src/model/redact-url.ts';
 
-// Keys sent the wrong way (query string, path) never reach a log line: src/redact-url.ts.
+// Keys sent the wrong way (query string, path) never reach a log line: src/model/redact-url.ts.
 
 const KEY = 'svc_pk_3f9a0c1d2e4b5a6978c0d1e2f3a4b5c6';
 

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  openCompanyReader,
-  ProjectionStore,
-  ReadHandle,
-  StatementCounts,
-  StatementLru,
-  type UpsertChange,
-} from '../src/index.ts';
+import { StatementCounts, StatementLru, type UpsertChange } from '../src/model/index.ts';
+import { openCompanyReader, ReadHandle } from '../src/read/index.ts';
 import { buildProjection, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { ProjectionStore } from '../src/write/index.ts';
 import { A, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
-// Prepared statements per open handle are bounded (src/statement-lru.ts): a handle asked for more
+// Prepared statements per open handle are bounded (src/model/statement-lru.ts): a handle asked for more
 // shapes than its bound keeps at most the bound, prepares an evicted shape again on its next use,
 // and answers exactly as with every statement kept.
 
@@ -94,7 +89,7 @@ describe('a read handle asked for more shapes than its bound', () => {
 });
 
 describe('the writer with a small statement bound', () => {
-  // Each set of columns Debezium could not send is an upsert statement of its own (upsert-statement.ts).
+  // Each set of columns Debezium could not send is an upsert statement of its own (table-spec.ts upsertStatement).
   const UNAVAILABLE = [[], ['notes'], ['city'], ['notes', 'city'], ['region'], ['postal_code'], ['area']];
 
   function changes(): UpsertChange[] {

@@ -9,7 +9,7 @@ import {
   mountedReadOnly,
   probeStorage,
   storageFaultOf,
-} from '../src/index.ts';
+} from '../src/model/index.ts';
 
 const sqlite = (code: string) => Object.assign(new Database.SqliteError('x', code), {});
 const sys = (code: string) => Object.assign(new Error(code), { code });

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Change,
-  openControlReader,
-  ProjectionStore,
-  ReadHandle,
-  readIngestState,
-  sourceCurrentAt,
-} from '../src/index.ts';
+import type { Change } from '../src/model/index.ts';
+import { openControlReader, ReadHandle, readIngestState, sourceCurrentAt } from '../src/read/index.ts';
 import { buildProjection, makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { ProjectionStore } from '../src/write/index.ts';
 import { controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
 
 const companyId = (n: number) => `cccccccc-0000-4000-8000-${n.toString().padStart(12, '0')}`;

@@ -1,16 +1,11 @@
 import { columnNames, REPRESENTATION, RESOURCES } from '@pda/schemas/registry';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import {
-  documentRenderer,
-  openCompanyReader,
-  openCompanyWriter,
-  ProjectionStore,
-  RepresentationVersionError,
-  valuesRenderer,
-} from '../src/index.ts';
-import { companyPath } from '../src/paths.ts';
+import { RepresentationVersionError, valuesRenderer } from '../src/model/index.ts';
+import { companyPath } from '../src/model/paths.ts';
+import { documentRenderer, openCompanyReader } from '../src/read/index.ts';
 import { makeUpsert, sampleRow } from '../src/testing/index.ts';
+import { openCompanyWriter, ProjectionStore } from '../src/write/index.ts';
 import { A, companyRows, fixedClock, id, tempDataDir } from './helpers.ts';
 
 const SITE = id(1);

@@ -1,16 +1,14 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { companyPath } from '../src/model/index.ts';
+import { ReadHandle, readDeletions, readTombstonesSince } from '../src/read/index.ts';
+import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import {
-  companyPath,
   openCompanyWriter,
   ProjectionStore,
   type PruneCursor,
   type PruneOptions,
-  ReadHandle,
-  readDeletions,
-  readTombstonesSince,
-} from '../src/index.ts';
-import { makeDelete, makeTruncate, makeUpsert, sampleRow } from '../src/testing/index.ts';
+} from '../src/write/index.ts';
 import { A, B, C, companyRows, fixedClock, id, tempDataDir } from './helpers.ts';
 
 // Tombstones feed GET /v1/deletions and are kept for a retention window

@@ -1,7 +1,7 @@
 /**
  * The table registry: the one list of what is captured (Debezium, schemas/<table>.avsc), projected
  * (per-company SQLite files and control.sqlite) and exported (the api's resources). Everything else
- * takes its lists from here: the source/tenant table lists (@pda/projections change.ts), the
+ * takes its lists from here: the source/tenant table lists (@pda/projections model/change.ts), the
  * captured tables (./tables.ts, and the stack's publication and connector through
  * ops/stack/captured-tables.ts), the projection column lists and row types
  * (@pda/projections read/tables.ts), the scope vocabulary (api and key CLI), the api's routes and

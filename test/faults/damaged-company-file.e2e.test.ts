@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
-import { companyPath } from '@pda/projections';
+import { companyPath } from '@pda/projections/model';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pause } from '../src/pause.ts';

@@ -2,7 +2,7 @@
 // asserts the events) and test/scripts/capture-fixtures.ts (which saves them). Fresh uuids per run,
 // so runs never collide and each run's events are found by key.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { SOURCE_TABLES, TENANT_TABLES, type TenantTable } from '@pda/projections';
+import { SOURCE_TABLES, TENANT_TABLES, type TenantTable } from '@pda/projections/model';
 import type pg from 'pg';
 import { inTransaction } from './stack-env.ts';
 

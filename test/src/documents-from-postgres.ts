@@ -4,7 +4,7 @@
 // and relations by the projections' reference renderer (documentRenderer), the declaration the api
 // renders from. The oracle of tests that compare a partner's copy with the source.
 import { sourceRows } from '@pda/ops/reconcile';
-import { documentRenderer } from '@pda/projections';
+import { documentRenderer } from '@pda/projections/read';
 import { RESOURCES, type ResourceName, type TableName } from '@pda/schemas/registry';
 import type pg from 'pg';
 

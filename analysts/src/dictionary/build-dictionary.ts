@@ -1,4 +1,4 @@
-import { latestVersion, migrationsFor, type ProjectionKind } from '@pda/projections';
+import { latestVersion, migrationsFor, type ProjectionKind } from '@pda/projections/model';
 import { REPRESENTATION } from '@pda/schemas/registry';
 import Database from 'better-sqlite3';
 import { type ApiField, apiFieldsByColumn, resourcePaths, sourceTable } from './api-fields.ts';

@@ -1,4 +1,4 @@
-import type { Migration } from '@pda/projections';
+import type { Migration } from '@pda/projections/model';
 
 /**
  * Reads the comments of the numbered migrations (projections/src/migrations/<kind>/NNN-*.sql), the

@@ -1,8 +1,8 @@
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { type ProjectionDb, quoteIdent } from '@pda/projections';
 import { UsageError } from '@pda/projections/cli';
+import { type ProjectionDb, quoteIdent } from '@pda/projections/model';
 import { write } from '../cli/command.ts';
 import { csvRecord } from '../output/csv.ts';
 import { createProgress } from '../output/progress.ts';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { companiesDir, controlPath, isUuid } from '@pda/projections';
 import { UsageError, userPath } from '@pda/projections/cli';
+import { companiesDir, controlPath, isUuid } from '@pda/projections/model';
 
 /**
  * The data directory the CLI reads: `--data-dir`, else PDA_DATA_DIR (the same directory as ingest's

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
+import { UsageError, userPath } from '@pda/projections/cli';
 import {
   companyPath,
   controlPath,
   InvalidCompanyIdError,
   openReader,
   type ProjectionDb,
-} from '@pda/projections';
-import { UsageError, userPath } from '@pda/projections/cli';
+} from '@pda/projections/model';
 import { resolveDataDir } from './data-dir.ts';
 
 /**

@@ -1,14 +1,6 @@
 import { existsSync } from 'node:fs';
-import {
-  companyPath,
-  controlPath,
-  fileVersion,
-  openReader,
-  type ProjectionDb,
-  ReadHandle,
-  readIngestState,
-  sourceCurrentAt,
-} from '@pda/projections';
+import { companyPath, controlPath, fileVersion, openReader, type ProjectionDb } from '@pda/projections/model';
+import { ReadHandle, readIngestState, sourceCurrentAt } from '@pda/projections/read';
 import { DOCUMENT_TABLE_NAMES } from '@pda/schemas/registry';
 import { companyFileIds, fileBytes } from '../files/data-dir.ts';
 

@@ -1,12 +1,6 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import {
-  companyPath,
-  fileVersion,
-  openReader,
-  type ProjectionDb,
-  quoteIdent,
-  ReadHandle,
-} from '@pda/projections';
+import { companyPath, fileVersion, openReader, type ProjectionDb, quoteIdent } from '@pda/projections/model';
+import { ReadHandle } from '@pda/projections/read';
 import Database from 'better-sqlite3';
 import { buildDictionary } from '../dictionary/build-dictionary.ts';
 import { companyFileIds } from '../files/data-dir.ts';

@@ -1,4 +1,4 @@
-import { quoteIdent } from '@pda/projections';
+import { quoteIdent } from '@pda/projections/model';
 import { RESOURCE_NAMES, RESOURCES, type ResourceDef } from '@pda/schemas/registry';
 import { type DataDictionary, type DictionaryTable, tablesIn } from '../dictionary/build-dictionary.ts';
 

@@ -1,5 +1,5 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import { openReader } from '@pda/projections';
+import { openReader } from '@pda/projections/model';
 
 /**
  * A consistent copy of one projection file, taken while ingest writes it: SQLite's `VACUUM INTO`

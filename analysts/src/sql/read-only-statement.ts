@@ -1,5 +1,5 @@
-import type { ProjectionDb } from '@pda/projections';
 import { UsageError } from '@pda/projections/cli';
+import type { ProjectionDb } from '@pda/projections/model';
 import type Database from 'better-sqlite3';
 import { statementHead } from './statement-head.ts';
 

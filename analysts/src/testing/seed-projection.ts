@@ -1,6 +1,7 @@
 import { DEFAULT_COUNTS, generateCompanyData, type SeedCounts } from '@pda/ops/seed';
-import { type Change, ProjectionStore, type Row } from '@pda/projections';
+import type { Change, Row } from '@pda/projections/model';
 import { makeUpsert } from '@pda/projections/testing';
+import { ProjectionStore } from '@pda/projections/write';
 
 /**
  * A projection data directory built from ops' seed generator through ProjectionStore (the path

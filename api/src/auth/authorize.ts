@@ -1,4 +1,4 @@
-import { type ApiKeyRecord, type CompanyRecord, readCompanyMemo } from '@pda/projections';
+import { type ApiKeyRecord, type CompanyRecord, readCompanyMemo } from '@pda/projections/read';
 import { ApiError } from '../http/api-error.ts';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
 import type { Credential } from './credential.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ApiKeyRecord, readApiKeyByHashMemo } from '@pda/projections';
+import { type ApiKeyRecord, readApiKeyByHashMemo } from '@pda/projections/read';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
 
 /**

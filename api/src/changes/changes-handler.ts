@@ -8,7 +8,7 @@ import {
   readRowsWhereIn,
   readSyncState,
   type SyncState,
-} from '@pda/projections';
+} from '@pda/projections/read';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import type { FastifyInstance } from 'fastify';
 import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from '../collection/cursor.ts';

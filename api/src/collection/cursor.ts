@@ -1,4 +1,4 @@
-import type { KeysetPosition } from '@pda/projections';
+import type { KeysetPosition } from '@pda/projections/read';
 import { CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
 import { openPayload, signPayload } from './signed-token.ts';
 

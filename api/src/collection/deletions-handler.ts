@@ -5,7 +5,7 @@ import {
   readDeletions,
   readSyncState,
   type SyncState,
-} from '@pda/projections';
+} from '@pda/projections/read';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';

@@ -1,4 +1,4 @@
-import { readById } from '@pda/projections';
+import { readById } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ItemOperationId } from '../contract/operation-types.ts';
 import { notFound } from '../http/api-error.ts';

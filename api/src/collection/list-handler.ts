@@ -1,4 +1,4 @@
-import { type KeysetPosition, readPage, readSyncState, type SortKey } from '@pda/projections';
+import { type KeysetPosition, readPage, readSyncState, type SortKey } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ListOperationId } from '../contract/operation-types.ts';
 import type { TenantHandler } from '../http/contract-route.ts';

@@ -1,4 +1,4 @@
-import type { KeysetPosition } from '@pda/projections';
+import type { KeysetPosition } from '@pda/projections/read';
 import type { CursorPosition } from './cursor.ts';
 
 /**

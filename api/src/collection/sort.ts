@@ -1,4 +1,4 @@
-import { SORT_COLUMNS, type SortColumn, type SortKey } from '@pda/projections';
+import { SORT_COLUMNS, type SortColumn, type SortKey } from '@pda/projections/read';
 import { invalidParameter } from '../http/api-error.ts';
 
 /**

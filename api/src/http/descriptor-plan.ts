@@ -5,7 +5,7 @@
  * cannot take the descriptors that Node itself needs: out of descriptors, even reading the process's
  * memory fails (EMFILE in process.memoryUsage(), which the load shedding samples every second).
  */
-import { descriptorReserve } from '@pda/projections';
+import { descriptorReserve } from '@pda/projections/model';
 
 /** Descriptors kept for everything but company files: connections, control.sqlite, Node's own. */
 export const API_DESCRIPTOR_RESERVE = 2048;

@@ -1,4 +1,4 @@
-import { redactUrl } from '@pda/projections';
+import { redactUrl } from '@pda/projections/model';
 import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
 import { hashOpaqueValues } from './opaque-values.ts';
@@ -6,7 +6,7 @@ import { hashOpaqueValues } from './opaque-values.ts';
 /**
  * No API key reaches a log line, even one a client sent the wrong way (`/v1/sites?api_key=…`,
  * answered 401): every `req` Fastify or this api logs is serialised with its URL passed through
- * redactUrl (projections/src/redact-url.ts), and an error's message and stack (Fastify puts the
+ * redactUrl (projections/src/model/redact-url.ts), and an error's message and stack (Fastify puts the
  * offending URL component in some of its own) get the same treatment word by word. Headers are
  * never serialised; `Authorization` is redacted by path on top of that. Cursors and sync tokens in
  * a logged URL become a short digest (opaque-values.ts).

@@ -1,4 +1,4 @@
-import { classifyFault, ProjectionError } from '@pda/projections';
+import { classifyFault, ProjectionError } from '@pda/projections/model';
 import { ApiError, rateLimitExceeded } from './api-error.ts';
 import { validationError } from './validation-error.ts';
 

@@ -1,4 +1,4 @@
-import { readIngestState, sourceCurrentAt } from '@pda/projections';
+import { readIngestState, sourceCurrentAt } from '@pda/projections/read';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 

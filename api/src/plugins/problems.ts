@@ -1,4 +1,4 @@
-import { classifyFault } from '@pda/projections';
+import { classifyFault } from '@pda/projections/model';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, invalidParameter } from '../http/api-error.ts';

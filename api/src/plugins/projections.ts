@@ -1,4 +1,4 @@
-import { processOpenFilesBound } from '@pda/projections';
+import { processOpenFilesBound } from '@pda/projections/model';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 import { API_DESCRIPTOR_RESERVE } from '../http/descriptor-plan.ts';

@@ -1,20 +1,22 @@
 import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type CompanyFault,
   CompanyFileDamagedError,
   companyPath,
   controlPath,
   DEFAULT_STATEMENTS_PER_HANDLE,
+  type ProjectionDb,
+  retryOutOfDescriptors,
+  StatementCounts,
+} from '@pda/projections/model';
+import {
+  type CompanyFault,
   openCompanyReader,
   openControlReader,
-  type ProjectionDb,
   ReadHandle,
   type ReadHandleOptions,
   readCompanyFaults,
-  retryOutOfDescriptors,
-  StatementCounts,
-} from '@pda/projections';
+} from '@pda/projections/read';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -51,7 +53,7 @@ export interface CompanyFileCounts {
   readonly max: number;
 }
 
-/** The prepared statements of every open handle (the api's metrics; @pda/projections statement-lru.ts). */
+/** The prepared statements of every open handle (the api's metrics; @pda/projections model/statement-lru.ts). */
 export interface StatementCacheCounts {
   /** Held now over control.sqlite and the open company files. */
   readonly held: number;

@@ -1,4 +1,4 @@
-import { readIngestState, sourceCurrentAt } from '@pda/projections';
+import { readIngestState, sourceCurrentAt } from '@pda/projections/read';
 import type { ProjectionFiles } from './projection-files.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { type ReadHandle, readRowsWhereIn } from '@pda/projections';
+import { type ReadHandle, readRowsWhereIn } from '@pda/projections/read';
 import { type RelationDef, type TableName, truncatedMember } from '@pda/schemas/registry';
 
 /**

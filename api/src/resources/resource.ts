@@ -1,4 +1,4 @@
-import type { PageTable, ReadHandle, SortKey } from '@pda/projections';
+import type { PageTable, ReadHandle, SortKey } from '@pda/projections/read';
 import {
   RESOURCE_NAMES,
   RESOURCES,
@@ -13,7 +13,7 @@ import { relationEmbedder } from './relation-embedder.ts';
  * How one exported resource maps onto its projection table, all from the table registry
  * (@pda/schemas/registry): the member names `fields[<name>]` accepts, the relations `include`
  * accepts (each with the extra scope it needs), and its JSON: the document ingest stored with each
- * row (`_json`, projections/src/stored-documents.ts), with the included relations' stored
+ * row (`_json`, projections/src/model/representation.ts), with the included relations' stored
  * documents spliced in after the members. A new exported table is a registry entry, not a file here.
  */
 

@@ -1,4 +1,4 @@
-import { readSyncState } from '@pda/projections';
+import { readSyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import { changesHandler } from '../changes/changes-handler.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SyncState } from '@pda/projections';
+import type { SyncState } from '@pda/projections/read';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addVary, PRIVATE_CACHE_CONTROL, PRIVATE_VARY } from '../http/private-headers.ts';
 

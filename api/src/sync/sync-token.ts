@@ -1,4 +1,4 @@
-import type { SyncState } from '@pda/projections';
+import type { SyncState } from '@pda/projections/read';
 import type { WalkStart } from '../collection/cursor.ts';
 import { openPayload, signPayload } from '../collection/signed-token.ts';
 import { ApiError, invalidParameter } from '../http/api-error.ts';

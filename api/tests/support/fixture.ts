@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Change, Row } from '@pda/projections';
+import type { Change, Row } from '@pda/projections/model';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 
 /**

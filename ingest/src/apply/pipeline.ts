@@ -10,7 +10,8 @@
  * (group-commit.ts): one transaction per company for the group, one log line per group. With the
  * sink on this thread nothing is ever in flight when the next chunk comes, so each chunk is its own.
  */
-import type { BatchResult, Change, DeadLetter } from '@pda/projections';
+import type { Change } from '@pda/projections/model';
+import type { BatchResult, DeadLetter } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import type { Decoder, RawRecord } from '../decode/index.ts';
 import type { IngestMetrics } from '../ops/metrics.ts';

@@ -6,19 +6,17 @@
  * Used by the apply thread and, without it, by the worker itself (sink.ts inProcessSink).
  */
 import { existsSync } from 'node:fs';
+import { type Change, controlPath, storageFaultOf } from '@pda/projections/model';
 import {
   type ApplyOptions,
   type BatchResult,
-  type Change,
   type CompanyFault,
-  controlPath,
   ProjectionStore,
   type ProjectionStoreOptions,
   type PruneCursor,
   type PruneOptions,
   type PruneStep,
-  storageFaultOf,
-} from '@pda/projections';
+} from '@pda/projections/write';
 import type { SynchronousWriter } from './sink.ts';
 
 export class ReopeningStore implements SynchronousWriter {

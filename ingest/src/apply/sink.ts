@@ -5,16 +5,16 @@
  * replay, tests) and returns settled promises. Keeping the seam this small lets the pipeline be
  * shared by the Kafka worker, the replay command and the benchmark.
  */
+import type { Change } from '@pda/projections/model';
 import type {
   ApplyOptions,
   BatchResult,
-  Change,
   CompanyFault,
   ProjectionStore,
   PruneCursor,
   PruneOptions,
   PruneStep,
-} from '@pda/projections';
+} from '@pda/projections/write';
 
 export interface ApplySink {
   /** Resolves when every SQLite transaction of the batch has committed; rejects if none is known to. */

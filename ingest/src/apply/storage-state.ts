@@ -12,7 +12,7 @@
  * one success 5.7 s into the fault). /readyz carries it as `storage`; pda_ingest_storage_fault{kind} is
  * 1 for the current fault.
  */
-import { probeStorage, type StorageFaultKind, storageFaultOf } from '@pda/projections';
+import { probeStorage, type StorageFaultKind, storageFaultOf } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import type { IngestMetrics } from '../ops/metrics.ts';
 

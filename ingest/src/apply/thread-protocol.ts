@@ -11,7 +11,7 @@ import type {
   PruneCursor,
   PruneOptions,
   PruneStep,
-} from '@pda/projections';
+} from '@pda/projections/write';
 import type { SerializedError } from './thread-error.ts';
 import type { WireBatch } from './wire.ts';
 

@@ -7,7 +7,7 @@
  * The api reads each file's horizon (meta.tombstones_since_us), so a partner asking for deletions
  * older than what is kept gets 410 sync_window_expired, never an incomplete list.
  */
-import type { PruneCursor, PruneOptions, PruneStep } from '@pda/projections';
+import type { PruneCursor, PruneOptions, PruneStep } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import { type PeriodicPasses, periodicPasses } from './periodic-passes.ts';
 

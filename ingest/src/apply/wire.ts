@@ -8,7 +8,7 @@
  * saving on the apply thread (the flat-array transfer of bench/results/ingest-2026-11-22.md, "After
  * group commit and the decoupled pipeline").
  */
-import type { Change, ColumnValue, MessageOrigin, Row, SourceTable } from '@pda/projections';
+import type { Change, ColumnValue, MessageOrigin, Row, SourceTable } from '@pda/projections/model';
 
 export interface WireBatch {
   /** Column-name lists of keys and of rows, referenced by index from the changes. */

@@ -7,7 +7,7 @@
  * decodeValue, which holds every rule; the result is the same either way (unit tables over the
  * captured JSON and Avro events, tests/compile-row-decoder.test.ts).
  */
-import type { ColumnValue, Row } from '@pda/projections';
+import type { ColumnValue, Row } from '@pda/projections/model';
 import { type ColumnType, PLAIN } from './column-type.ts';
 import { decimalFromBytes } from './decimal.ts';
 import { decodeValue, type ValueOptions } from './decode-value.ts';

@@ -1,7 +1,7 @@
 /**
  * One column value: Debezium JSON form + column type → projection value (see change.ts ColumnValue).
  */
-import type { ColumnValue } from '@pda/projections';
+import type { ColumnValue } from '@pda/projections/model';
 import type { ColumnType } from './column-type.ts';
 import { decimalFromPrecise, decimalFromString, decimalFromVariableScale } from './decimal.ts';
 import { fail } from './errors.ts';

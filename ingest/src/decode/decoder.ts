@@ -3,7 +3,7 @@
  * ("decode at the edge", docs/architecture.md#code-conventions). Never throws: anything malformed
  * becomes a dead letter with a reason, so one bad message cannot stop its partition.
  */
-import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections';
+import type { Change, MessageOrigin, Row, SourcePosition, SourceTable } from '@pda/projections/model';
 import type { ColumnType } from './column-type.ts';
 import type { RowDecoder } from './compile-row-decoder.ts';
 import { avroRowDecoder, readAvro } from './decode-avro.ts';

@@ -3,7 +3,7 @@
  * `<topic.prefix>.<schema>.<table>`); heartbeats go to `__debezium-heartbeat.<prefix>` and
  * transaction markers to `<prefix>.transaction` (cdc-stack-facts.md).
  */
-import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections/model';
 
 export type TopicKind =
   | { readonly kind: 'table'; readonly table: SourceTable }

@@ -1,4 +1,4 @@
-import type { Change } from '@pda/projections';
+import type { Change } from '@pda/projections/model';
 
 /**
  * A Kafka record as the decoder sees it (from the consumer or from a replay file). key/value are

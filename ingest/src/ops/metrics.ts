@@ -2,7 +2,7 @@
  * Prometheus metrics of one ingest process (served on the admin port at /metrics).
  * Names are prefixed pda_ingest_; ingest/README.md lists them.
  */
-import { SOURCE_TABLES } from '@pda/projections';
+import { SOURCE_TABLES } from '@pda/projections/model';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface IngestMetrics {

@@ -33,8 +33,9 @@
  * A failed or interrupted backfill leaves the company `rebuilding` (503, never a partial answer);
  * running the rebuild again moves the partial file aside and starts over.
  */
-import type { Change, CompanyFault } from '@pda/projections';
-import { TENANT_TABLES } from '@pda/projections';
+import type { Change } from '@pda/projections/model';
+import { TENANT_TABLES } from '@pda/projections/model';
+import type { CompanyFault } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import type { ApplySink } from '../apply/sink.ts';
 import type { IngestConfig } from '../config.ts';

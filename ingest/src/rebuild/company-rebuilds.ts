@@ -2,7 +2,7 @@
  * The worker's per-company rebuilds (company-rebuild.ts does one): started by the admin port or
  * `Worker.rebuildCompany`, one at a time, through the writer of the generation being written.
  */
-import { isUuid, type SourceTable } from '@pda/projections';
+import { isUuid, type SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import type { ApplySink } from '../apply/sink.ts';
 import type { IngestConfig } from '../config.ts';

@@ -5,7 +5,7 @@
  * notices the swap (realpath change) and reopens; the live worker notices too and continues on the
  * new generation with the new group. The old generation is left on disk for rollback/cleanup.
  */
-import type { SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import type { IngestConfig } from '../config.ts';
 import type { ColumnType } from '../decode/index.ts';

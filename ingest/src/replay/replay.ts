@@ -10,7 +10,8 @@
  * chunk is applied): a replay is run by hand, so waiting for the registry as the worker does, or
  * dead-lettering events that are not bad, would both be wrong.
  */
-import { type DeadLetter, ProjectionStore, type SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
+import { type DeadLetter, ProjectionStore } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import { type BatchSummary, createPipeline } from '../apply/pipeline.ts';
 import { inProcessSink } from '../apply/sink.ts';

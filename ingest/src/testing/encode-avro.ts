@@ -4,7 +4,7 @@
  * encode-event.ts, with REAL writer schemas (e.g. test/fixtures/debezium-avro/schemas.json,
  * registered under the caller's subjects). Test and benchmark support.
  */
-import type { SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
 import type { Type } from 'avsc';
 import { columnTypesFromAvroRecord, compileWriterSchema, envelopeRowRecord } from '../decode/avro-types.ts';
 import type { ColumnType } from '../decode/column-type.ts';

@@ -3,7 +3,7 @@
  * precise or string decimals) from logical row values (decimal strings, ISO timestamps). Test and
  * benchmark support: the shapes follow the real captured events (test/fixtures/debezium).
  */
-import type { SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
 import { PRIMARY_KEYS, SOURCE_COLUMNS, type SourceColumn } from './source-columns.ts';
 
 export interface EncodeOptions {

@@ -2,7 +2,7 @@
  * Deterministic, plausible logical rows for every captured table (tests and benchmark), with the
  * value kinds that stress the decoder: negative and large decimals, 0–6 fractional digits, arrays.
  */
-import type { SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
 import { SOURCE_COLUMNS } from './source-columns.ts';
 
 /** A uuid derived from a number (stable across runs). */

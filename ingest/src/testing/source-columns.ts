@@ -3,7 +3,7 @@
  * real-shaped events in tests and the benchmark. Kinds: uuid, text, int, decimal(scale),
  * timestamptz, text[].
  */
-import { SOURCE_TABLES, type SourceTable } from '@pda/projections';
+import { SOURCE_TABLES, type SourceTable } from '@pda/projections/model';
 import { type ColumnKind, loadTableSchema, TABLES } from '@pda/schemas';
 
 export type SourceColumnKind = 'uuid' | 'text' | 'int' | 'decimal' | 'timestamptz' | 'text[]';

@@ -2,7 +2,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProjectionStore, type SourceTable } from '@pda/projections';
+import type { SourceTable } from '@pda/projections/model';
+import { ProjectionStore } from '@pda/projections/write';
 import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
 import { createPipeline } from '../../src/apply/pipeline.ts';

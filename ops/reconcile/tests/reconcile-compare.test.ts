@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCompanyReader } from '@pda/projections';
+import { openCompanyReader } from '@pda/projections/read';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { TABLES } from '@pda/schemas/registry';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { quoteIdent } from '../quote-ident.ts';
+import { quoteIdent } from '../model/quote-ident.ts';
 import { changeIndex } from './page-sql.ts';
 import type { ReadHandle } from './read-handle.ts';
 import type { PageTable } from './tables.ts';

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openControlReader } from '../handles.ts';
 import { buildProjection } from '../testing/build-projection.ts';
 import { makeDelete, makeUpsert } from '../testing/make-change.ts';
 import { sampleRow } from '../testing/sample-rows.ts';
 import { readApiKeyByHashMemo, readCompanyMemo } from './control-memo.ts';
+import { openControlReader } from './open-readers.ts';
 import { ReadHandle } from './read-handle.ts';
 
 // The memo must never serve a state of control.sqlite older than the last commit ingest made

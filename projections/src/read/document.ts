@@ -4,7 +4,7 @@ import type { DocumentShape } from '@pda/schemas/registry';
  * Turns a projected row into the contract's JSON object by a resource's document shape from the
  * table registry (@pda/schemas/registry): each member is read from a column or is a nested object
  * of the same kind. This is the reference form of a document: ingest stores the same bytes through
- * the compiled string renderer of projections/src/stored-documents.ts (a test pins them equal),
+ * the compiled string renderer of projections/src/model/representation.ts (a test pins them equal),
  * and tests and tools that hold a row build its document here. Compiled once per shape into one
  * object literal.
  */

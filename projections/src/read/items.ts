@@ -1,5 +1,5 @@
 import { columnNames, type TableName } from '@pda/schemas/registry';
-import { quoteIdent } from '../quote-ident.ts';
+import { quoteIdent } from '../model/quote-ident.ts';
 import type { ReadHandle } from './read-handle.ts';
 import { rowBuilder } from './row-builder.ts';
 import { PAGE_TABLE_COLUMNS, type PageTable, type PageTableRows } from './tables.ts';

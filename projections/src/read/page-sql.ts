@@ -1,4 +1,4 @@
-import { quoteIdent } from '../quote-ident.ts';
+import { quoteIdent } from '../model/quote-ident.ts';
 import type { SortKey } from './page.ts';
 import type { PageTable } from './tables.ts';
 

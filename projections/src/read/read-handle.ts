@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { DEFAULT_STATEMENTS_PER_HANDLE, type StatementCounts, StatementLru } from '../statement-lru.ts';
+import { DEFAULT_STATEMENTS_PER_HANDLE, type StatementCounts, StatementLru } from '../model/statement-lru.ts';
 
 /** The bound of a handle's statements and the process-wide counts its cache reports to (metrics). */
 export interface ReadHandleOptions {

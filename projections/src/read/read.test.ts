@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openCompanyReader, openControlReader } from '../handles.ts';
 import { buildProjection } from '../testing/build-projection.ts';
 import { makeUpsert } from '../testing/make-change.ts';
 import { sampleRow } from '../testing/sample-rows.ts';
 import { readApiKeyByHash, readCompany, readIngestState } from './control.ts';
 import { readById, readRowsWhereIn } from './items.ts';
+import { openCompanyReader, openControlReader } from './open-readers.ts';
 import { type PageRequest, readPage } from './page.ts';
 import { ReadHandle } from './read-handle.ts';
 

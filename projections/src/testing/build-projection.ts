@@ -1,6 +1,6 @@
-import type { BatchResult } from '../apply/result.ts';
-import { ProjectionStore, type ProjectionStoreOptions } from '../apply/store.ts';
-import type { Change } from '../change.ts';
+import type { Change } from '../model/change.ts';
+import type { BatchResult } from '../write/apply/result.ts';
+import { ProjectionStore, type ProjectionStoreOptions } from '../write/store.ts';
 
 /** Opens a store on `dataDir`, applies `changes` as one batch, closes it: test fixtures in one call. */
 export function buildProjection(

@@ -1,4 +1,4 @@
-import type { DeleteChange, Row, SourceTable, TruncateChange, UpsertChange } from '../change.ts';
+import type { DeleteChange, Row, SourceTable, TruncateChange, UpsertChange } from '../model/change.ts';
 
 /**
  * Small builders of Changes for tests (here and in the api): projection files for a test are

@@ -1,5 +1,5 @@
 import { TABLES } from '@pda/schemas/registry';
-import type { ColumnValue, Row, SourceTable } from '../change.ts';
+import type { ColumnValue, Row, SourceTable } from '../model/change.ts';
 
 /**
  * Complete, plausible source rows (as ingest decodes them) for tests: pass the ids and whatever the

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { openReader } from '@pda/projections';
+import { openReader } from '@pda/projections/model';
 import { pause } from '../../src/pause.ts';
 import { kafkaClient, waitFor } from '../../src/stack-env.ts';
 import type { IngestProcess } from './ingest-process.ts';
