@@ -6,15 +6,15 @@ import { type TableSpec, tableSpec, upsertStatement } from '../files/table-spec.
 import { removeTombstone } from '../files/tombstones.ts';
 import type { SqlValue } from '../plan/coerce.ts';
 import type { CompanyOp } from '../plan/plan.ts';
+import { parentColumns, touchAllParents, touchParents } from './embedded-parents.ts';
 import type { Outcome } from './result.ts';
-import { touchAllParents, touchEquipmentOfCategory, touchSite } from './touch-parents.ts';
 
 /**
  * The three guarded writes of a tenant row in its company file — upsert, delete, TRUNCATE — run
  * inside the company's transaction (apply-company.ts). Each is skipped at or below the table's
  * TRUNCATE floor, the row's tombstone or the stored row's _src_lsn, so a replayed or reordered
  * change never undoes a newer one. A row embedded in other tables' documents (a contact in its
- * site, a category in its equipment) moves their change time too (touch-parents.ts).
+ * site, a category in its equipment) moves their change time too (embedded-parents.ts).
  */
 
 type UpsertOp = Extract<CompanyOp, { kind: 'upsert' }>;
@@ -32,15 +32,13 @@ export function upsertRow(file: CompanyFile, op: UpsertOp, carried?: readonly Sq
   const tombstone = file.tombstoneLsn(table, id);
   if (tombstone !== undefined && lsn <= tombstone) return 'skipped';
 
-  // A contact may change site: both the old and the new site must move (include=contacts).
-  let previousSite: string | undefined;
-  if (table === 'site_contacts') {
-    const stored = file.statements
-      .get('contact:get', () => 'SELECT site_id, _src_lsn FROM site_contacts WHERE id = ?')
-      .raw()
-      .get(id) as [string, number] | undefined;
-    if (stored !== undefined && lsn <= stored[1]) return 'skipped';
-    previousSite = stored?.[0];
+  // A row may change parent (a contact its site): both the old and the new parent must move.
+  const parents = parentColumns(table);
+  let before: unknown[] | undefined;
+  if (parents.length > 0) {
+    const stored = storedRow(file, table, parents, id);
+    if (stored !== undefined && lsn <= (stored[0] as number)) return 'skipped';
+    before = stored?.slice(1);
   }
 
   const spec = tableSpec('company', table);
@@ -54,13 +52,10 @@ export function upsertRow(file: CompanyFile, op: UpsertOp, carried?: readonly Sq
   // Columns the change did not carry kept their stored values: render from the stored row.
   if (spec.hasDocument && missing.length > 0) rerenderStored(file, spec, id);
 
-  if (table === 'site_contacts') {
-    const siteId = missing.includes('site_id') ? previousSite : op.change.row.site_id;
-    if (typeof siteId === 'string') touchSite(file, siteId);
-    if (previousSite !== undefined && previousSite !== siteId) touchSite(file, previousSite);
-  } else if (table === 'equipment_categories') {
-    touchEquipmentOfCategory(file, id);
-  }
+  const after = parents.map((column, i) =>
+    missing.includes(column) ? before?.[i] : values[spec.columns.findIndex((c) => c.name === column)],
+  );
+  touchParents(file, table, id, before, after);
   return 'applied';
 }
 
@@ -75,23 +70,14 @@ export function deleteRow(file: CompanyFile, op: DeleteOp): Outcome {
   const tombstone = file.tombstoneLsn(table, id);
   if (tombstone !== undefined && lsn <= tombstone) return 'skipped';
 
-  const t = quoteIdent(table);
-  const stored = file.statements
-    .get(`delete:get:${table}`, () =>
-      table === 'site_contacts'
-        ? 'SELECT _src_lsn, site_id FROM site_contacts WHERE id = ?'
-        : `SELECT _src_lsn, NULL FROM ${t} WHERE id = ?`,
-    )
-    .raw()
-    .get(id) as [number, string | null] | undefined;
-  if (stored !== undefined && lsn <= stored[0]) return 'skipped';
+  const stored = storedRow(file, table, parentColumns(table), id);
+  if (stored !== undefined && lsn <= (stored[0] as number)) return 'skipped';
 
   if (stored !== undefined) {
-    file.statements.get(`delete:row:${table}`, () => `DELETE FROM ${t} WHERE id = ?`).run(id);
+    file.statements.get(`delete:row:${table}`, () => `DELETE FROM ${quoteIdent(table)} WHERE id = ?`).run(id);
   }
   file.writeTombstone(table, id, lsn, file.nextChangeTime());
-  if (table === 'site_contacts' && typeof stored?.[1] === 'string') touchSite(file, stored[1]);
-  else if (table === 'equipment_categories') touchEquipmentOfCategory(file, id);
+  touchParents(file, table, id, stored?.slice(1), undefined);
   return 'applied';
 }
 
@@ -128,6 +114,24 @@ export function truncateTable(file: CompanyFile, op: TruncateOp): Outcome {
   file.floors.set(table, lsn);
   touchAllParents(file, table);
   return 'applied';
+}
+
+/** The stored row's _src_lsn, then its `columns`; undefined when the file does not hold it. */
+function storedRow(
+  file: CompanyFile,
+  table: string,
+  columns: readonly string[],
+  id: string,
+): unknown[] | undefined {
+  return file.statements
+    .get(
+      `row:get:${table}`,
+      () =>
+        [`SELECT _src_lsn`, ...columns.map(quoteIdent)].join(', ') +
+        ` FROM ${quoteIdent(table)} WHERE id = ?`,
+    )
+    .raw()
+    .get(id) as unknown[] | undefined;
 }
 
 /** The upsert's values and missing columns once its carried values are in. */
