@@ -324,7 +324,7 @@ describe('projection migrations', () => {
 describe('api/openapi.yaml', () => {
   const contract = loadContract();
   /** Operations that are not a registry resource's list or item. */
-  const OTHER = ['getHealth', 'getVersion', 'getMe', 'listScopes', 'listDeletions'];
+  const OTHER = ['getHealth', 'getVersion', 'getMe', 'listScopes', 'listDeletions', 'listChanges'];
   const byId = contract.operations;
 
   const alternatives = (names: readonly string[]): string =>
@@ -351,11 +351,13 @@ describe('api/openapi.yaml', () => {
     expectSameNames('api/openapi.yaml operationIds', byId.keys(), expected);
   });
 
-  test('the deletions feed names exactly the registry resources (filter[type] and Deletion.type)', () => {
-    expect(
-      queryParameter('listDeletions', 'filter[type]')?.pattern,
-      'api/openapi.yaml listDeletions: filter[type] pattern vs the registry resources',
-    ).toBe(fieldsPattern(RESOURCE_NAMES));
+  test('the deletions and change feeds name exactly the registry resources (filter[type] and the type enum)', () => {
+    for (const feed of ['listDeletions', 'listChanges']) {
+      expect(
+        queryParameter(feed, 'filter[type]')?.pattern,
+        `api/openapi.yaml ${feed}: filter[type] pattern vs the registry resources`,
+      ).toBe(fieldsPattern(RESOURCE_NAMES));
+    }
     const document = contract.document as unknown as {
       components: { schemas: Record<string, { enum?: string[] }> };
     };
