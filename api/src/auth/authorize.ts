@@ -1,4 +1,5 @@
 import { type ApiKeyRecord, type CompanyRecord, readCompanyMemo } from '@pda/projections/read';
+import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import { ApiError } from '../http/api-error.ts';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
 import type { Credential } from './credential.ts';
@@ -53,6 +54,22 @@ export function requireScope(tenant: Tenant, scope: string, reason: string): voi
   if (!tenant.key.scopes.includes(scope)) {
     throw new ApiError('insufficient_scope', `This API key lacks the scope ${scope} (${reason}).`);
   }
+}
+
+/**
+ * The resource types the key may read, for a feed that lists several (deletions, changes) when the
+ * request names none; a key that may read none is refused, naming what `listed` lists.
+ */
+export function readableTypes(tenant: Tenant, listed: string): ResourceName[] {
+  const types = RESOURCE_NAMES.filter((name) => tenant.key.scopes.includes(RESOURCES[name].scope));
+  if (types.length === 0) {
+    const scopes = RESOURCE_NAMES.map((name) => RESOURCES[name].scope).join(', ');
+    throw new ApiError(
+      'insufficient_scope',
+      `This API key holds none of the read scopes whose ${listed} are listed (${scopes}).`,
+    );
+  }
+  return types;
 }
 
 function selectCompany(

@@ -1,11 +1,11 @@
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
-import { requireScope, type Tenant } from '../auth/authorize.ts';
+import { readableTypes, requireScope, type Tenant } from '../auth/authorize.ts';
 import { clampLimit } from '../collection/collection-query.ts';
 import { tokenTypes } from '../collection/deletions-query.ts';
 import { requireIncludeScopes } from '../collection/include-scopes.ts';
 import { parseInclude } from '../collection/members.ts';
 import type { ContractQuery } from '../contract/operation-types.ts';
-import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { invalidParameter } from '../http/api-error.ts';
 import { RESOURCE_LIST, type Resource } from '../resources/resource.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
 
@@ -65,7 +65,7 @@ export function parseChangesQuery(query: ChangesParameters, tenant: Tenant): Cha
       syncToken !== undefined
         ? []
         : type === undefined
-          ? scopedTypes(tenant)
+          ? readableTypes(tenant, 'changes')
           : tokenTypes(`type=${type}`, tenant),
     include,
     cursor,
@@ -86,17 +86,4 @@ export function syncTokenTypes(collection: string, filters: string, tenant: Tena
   const name = collection as ResourceName;
   requireScope(tenant, RESOURCES[name].scope, `needed for the changes of ${name}`);
   return [name];
-}
-
-/** No filter[type]: every type the key may read; a key that may read none is refused. */
-function scopedTypes(tenant: Tenant): ResourceName[] {
-  const types = RESOURCE_NAMES.filter((name) => tenant.key.scopes.includes(RESOURCES[name].scope));
-  if (types.length === 0) {
-    const scopes = RESOURCE_NAMES.map((name) => RESOURCES[name].scope).join(', ');
-    throw new ApiError(
-      'insufficient_scope',
-      `This API key holds none of the read scopes whose changes are listed (${scopes}).`,
-    );
-  }
-  return types;
 }

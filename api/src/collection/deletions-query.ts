@@ -1,7 +1,7 @@
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
-import { requireScope, type Tenant } from '../auth/authorize.ts';
+import { readableTypes, requireScope, type Tenant } from '../auth/authorize.ts';
 import type { ContractQuery } from '../contract/operation-types.ts';
-import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { invalidParameter } from '../http/api-error.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
 import { clampLimit } from './collection-query.ts';
 
@@ -57,7 +57,7 @@ export function parseDeletionsQuery(
       raw: { deletedSince, type },
     };
   }
-  const types = type === undefined ? scopedTypes(tenant) : namedTypes(type, tenant);
+  const types = type === undefined ? readableTypes(tenant, 'deletions') : namedTypes(type, tenant);
   const typeFilter = `type=${types.join(',')}`;
   // Without a time: every deletion still kept, the deletions part of a full export (its last page
   // hands out the token of the next run).
@@ -95,18 +95,5 @@ function namedTypes(value: string, tenant: Tenant): ResourceName[] {
   }
   const types = RESOURCE_NAMES.filter((name) => named.has(name));
   for (const name of types) requireScope(tenant, RESOURCES[name].scope, `needed for filter[type]=${name}`);
-  return types;
-}
-
-/** No filter[type]: every type the key may read; a key that may read none is refused. */
-function scopedTypes(tenant: Tenant): ResourceName[] {
-  const types = RESOURCE_NAMES.filter((name) => tenant.key.scopes.includes(RESOURCES[name].scope));
-  if (types.length === 0) {
-    const scopes = RESOURCE_NAMES.map((name) => RESOURCES[name].scope).join(', ');
-    throw new ApiError(
-      'insufficient_scope',
-      `This API key holds none of the read scopes whose deletions are listed (${scopes}).`,
-    );
-  }
   return types;
 }
