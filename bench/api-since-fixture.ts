@@ -10,6 +10,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededRandom } from '@pda/projections/testing';
 import { openCompanyWriter, openControlWriter } from '@pda/projections/write';
 import { type ListFixture, listFixture } from './api-fixture.ts';
 
@@ -45,7 +46,7 @@ export function sinceFixture(root: string, sites: number): SinceFixture {
   const db = openCompanyWriter(dataDir, clustered.companyId);
   try {
     const rowids = db.prepare('SELECT rowid FROM sites ORDER BY rowid').pluck().all() as number[];
-    const random = mulberry32(0x5eed);
+    const random = seededRandom(0x5eed);
     for (let i = rowids.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [rowids[i], rowids[j]] = [rowids[j]!, rowids[i]!];
@@ -82,7 +83,7 @@ export function ensureTombstones(fixture: SinceFixture): void {
   const db = openCompanyWriter(fixture.shuffled.dataDir, fixture.shuffled.companyId);
   try {
     if ((db.prepare('SELECT count(*) FROM tombstones').pluck().get() as number) > 0) return;
-    const random = mulberry32(0x70b5);
+    const random = seededRandom(0x70b5);
     const hex = (digits: number) =>
       Array.from({ length: digits }, () => Math.floor(random() * 16).toString(16)).join('');
     const insert = db.prepare(
@@ -102,16 +103,4 @@ export function ensureTombstones(fixture: SinceFixture): void {
   } finally {
     db.close();
   }
-}
-
-/** A small seeded generator (the same permutation on every machine). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

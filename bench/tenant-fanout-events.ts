@@ -53,17 +53,6 @@ export function unitHash(n: number): number {
   return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
 }
 
-/** Seeded uniform [0, 1) stream (mulberry32): the api's requests draw their company from it. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 export interface CaseEvents {
   readonly topicPrefix: string;
   readonly companies: number;

@@ -1,19 +1,10 @@
+import { seededRandom } from '@pda/projections/testing';
 import { describe, expect, test } from 'vitest';
 import { isoMicros } from '../src/collection/iso-micros.ts';
 
 // isoMicros keeps the last second's `YYYY-MM-DDTHH:MM:SS.` (the change feed formats one time per
 // item, mostly within one second): its text is the general form's (one Date per call) for every
 // value, in any order of calls.
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const reference = (us: number) => {
   const ms = Math.floor(us / 1000);
@@ -46,7 +37,7 @@ describe('isoMicros', () => {
   });
 
   test('random values, runs within one second and jumps between seconds: the reference text', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     let us = Date.UTC(2026, 10, 27) * 1000;
     for (let n = 0; n < 20_000; n++) {
       const step = next();

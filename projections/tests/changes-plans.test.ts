@@ -18,6 +18,7 @@ import type { PageTable } from '../src/read/tables.ts';
 import { buildProjection } from '../src/testing/build-projection.ts';
 import { makeDelete, makeUpsert } from '../src/testing/make-change.ts';
 import { sampleRow } from '../src/testing/sample-rows.ts';
+import { seededRandom } from '../src/testing/seeded-random.ts';
 
 // The change feed's read (projections/src/read/changes.ts): per-table ranges of the change-time
 // indexes and one of the tombstones, merged. Against a reference computed in JS over a file of
@@ -32,19 +33,9 @@ let dir: string;
 let handle: ReadHandle;
 let all: ChangeKey[];
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pda-changes-'));
-  const next = random(7);
+  const next = seededRandom(7);
   const tenant = { company_id: COMPANY };
   let lsn = 1;
   const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;

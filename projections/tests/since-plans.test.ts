@@ -14,6 +14,7 @@ import type { PageTable, SortColumn } from '../src/read/tables.ts';
 import { buildProjection } from '../src/testing/build-projection.ts';
 import { makeDelete, makeUpsert } from '../src/testing/make-change.ts';
 import { sampleRow } from '../src/testing/sample-rows.ts';
+import { seededRandom } from '../src/testing/seeded-random.ts';
 
 // Pages with a since (projections/README.md, "Pages with a since"): the plan is chosen from the
 // size of the answer and pinned with INDEXED BY; whichever runs, the rows are the same. A file of
@@ -39,20 +40,9 @@ let times: number[];
 let maxRowid: number;
 let tombstones: Deletion[];
 
-/** A seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pda-since-'));
-  const next = random(23);
+  const next = seededRandom(23);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
   const hex = (digits: number) =>
     Array.from({ length: digits }, () => pick('0123456789abcdef'.split(''))).join('');
@@ -176,7 +166,7 @@ function expectSameAsReference(request: PageRequest): void {
 
 describe('every plan returns the reference rows', () => {
   test('random sorts, positions, directions, limits and sinces', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
     for (let n = 0; n < 400; n++) {
       const sort = pick(SORTS);
@@ -393,7 +383,7 @@ describe('deletions', () => {
   }
 
   test('pages equal the reference', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
     const changed = tombstones.map((row) => row.changedUs);
     for (let n = 0; n < 300; n++) {

@@ -6,3 +6,4 @@ export * from './make-change.ts';
 export * from './metric-sample.ts';
 export * from './run-entry-point.ts';
 export * from './sample-rows.ts';
+export * from './seeded-random.ts';
