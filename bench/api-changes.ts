@@ -15,7 +15,6 @@
  * 2. page 1 of each under autocannon: req/s and p99, the feed's over the list's.
  * Writes bench/results/api-changes-<date>.md and prints it.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
 import { listFixture } from './api-fixture.ts';
 import { type Measurement, measure } from './api-measure.ts';
-import { answersHealth, startServer } from './api-processes.ts';
+import { answersHealth, benchApiEnv, startServer } from './api-processes.ts';
 import { machine } from './api-report.ts';
 import { deepUrl, sequential } from './api-since-http.ts';
 
@@ -68,16 +67,7 @@ for (const sites of sizes) {
     `api (${sites} sites)`,
     join(repo, 'api', 'src', 'main.ts'),
     port,
-    {
-      API_DATA_DIR: fixture.dataDir,
-      API_HOST: '127.0.0.1',
-      API_PORT: String(port),
-      API_ADMIN_PORT: '0',
-      API_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      API_CURSOR_SECRET: randomBytes(32).toString('hex'),
-      API_RATE_LIMIT_MAX: '1000000000',
-      API_LOG_LEVEL: 'warn',
-    },
+    benchApiEnv(fixture.dataDir, port),
     answersHealth,
   );
   try {

@@ -16,7 +16,6 @@
  * Before measuring, each row's answer is checked: the Content-Encoding expected and a body that
  * decodes to exactly the plain page's bytes. Writes bench/results/api-compression-<date>.md.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -36,7 +35,7 @@ import { freePort } from '@pda/projections/testing';
 import type { Variant } from './api-compression-server.ts';
 import { listFixture } from './api-fixture.ts';
 import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
-import { printedReady, type Server, startServer } from './api-processes.ts';
+import { benchApiEnv, printedReady, type Server, startServer } from './api-processes.ts';
 import { machine } from './api-report.ts';
 
 const { values: args } = parseArgs({
@@ -295,17 +294,7 @@ try {
       'api',
       join(import.meta.dirname, 'api-compression-server.ts'),
       port,
-      {
-        API_DATA_DIR: fixture.dataDir,
-        API_HOST: '127.0.0.1',
-        API_PORT: String(port),
-        API_ADMIN_PORT: '0',
-        API_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        API_CURSOR_SECRET: randomBytes(32).toString('hex'),
-        API_RATE_LIMIT_MAX: '1000000000',
-        API_LOG_LEVEL: 'warn',
-        BENCH_COMPRESSION: JSON.stringify(group.variant),
-      },
+      benchApiEnv(fixture.dataDir, port, { BENCH_COMPRESSION: JSON.stringify(group.variant) }),
       printedReady,
     );
     servers.push(server);

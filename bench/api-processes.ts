@@ -4,6 +4,7 @@
  * event loop with the server it measures. Each start is bounded in time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 
 export interface Server {
   readonly base: string;
@@ -64,3 +65,26 @@ export async function startServer(
 export const printedReady = async (_base: string, output: () => string) => output().includes('ready');
 
 export const answersHealth = async (base: string) => (await fetch(`${base}/v1/health`)).status === 200;
+
+/**
+ * The environment of an api process under benchmark on `port`, serving `dataDir`: loopback, an
+ * ephemeral admin port, a fresh cursor secret, a rate limit out of the way, log level warn;
+ * `overrides` win.
+ */
+export function benchApiEnv(
+  dataDir: string,
+  port: number,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    API_DATA_DIR: dataDir,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(port),
+    API_ADMIN_PORT: '0',
+    API_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    API_CURSOR_SECRET: randomBytes(32).toString('hex'),
+    API_RATE_LIMIT_MAX: '1000000000',
+    API_LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+}

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
 import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
-import { answersHealth, type Server, startServer } from './api-processes.ts';
+import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
 import {
   ensureTombstones,
   SHUFFLED_BASE_US,
@@ -169,19 +169,12 @@ if (args['no-http']) {
         `api (${name})`,
         join(checkout, 'api', 'src', 'main.ts'),
         port,
-        {
-          API_DATA_DIR: fixture.shuffled.dataDir,
-          API_HOST: '127.0.0.1',
-          API_PORT: String(port),
-          API_ADMIN_PORT: '0',
-          API_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        benchApiEnv(fixture.shuffled.dataDir, port, {
           API_CURSOR_SECRET: secret,
-          API_RATE_LIMIT_MAX: '1000000000',
           API_UPDATED_SINCE_OVERLAP_MS: '0',
           // The old plans block the event loop for seconds: no load shedding in the way.
           API_MAX_EVENT_LOOP_DELAY_MS: '0',
-          API_LOG_LEVEL: 'warn',
-        },
+        }),
         answersHealth,
       );
       servers.push(server);

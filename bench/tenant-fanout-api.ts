@@ -5,13 +5,12 @@
  * the case's spread (api-measure.ts: autocannon, warm-up, then the measured run); the api's
  * memory and descriptors at the end.
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { freePort } from '@pda/projections/testing';
+import { freePort, seededRandom } from '@pda/projections/testing';
 import { type Measurement, measure } from './api-measure.ts';
-import { answersHealth, type Server, startServer } from './api-processes.ts';
+import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
 import { repoRoot } from './stack-env.ts';
-import { companyId, companyPicker, type Spread, seededRandom } from './tenant-fanout-events.ts';
+import { companyId, companyPicker, type Spread } from './tenant-fanout-events.ts';
 import { type NofileLimit, nofileLimit, type ProcessStats, processStats } from './tenant-fanout-proc.ts';
 
 export const API_PATH = '/v1/sites?limit=5';
@@ -43,16 +42,7 @@ export async function runApi(options: ApiOptions): Promise<ApiResult> {
       'api',
       join(repoRoot, 'api', 'src', 'main.ts'),
       port,
-      {
-        API_DATA_DIR: options.dataDir,
-        API_HOST: '127.0.0.1',
-        API_PORT: String(port),
-        API_ADMIN_PORT: '0',
-        API_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        API_CURSOR_SECRET: randomBytes(32).toString('hex'),
-        API_RATE_LIMIT_MAX: '1000000000',
-        API_LOG_LEVEL: 'warn',
-      },
+      benchApiEnv(options.dataDir, port),
       answersHealth,
       [],
       options.launcher,
