@@ -22,25 +22,18 @@ import {
   type Resource,
   type ResourceRecord,
 } from '@pda/client';
+import { SCOPE_NAMES } from '@pda/ops/scopes';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentsFromPostgres } from './src/documents-from-postgres.ts';
 import { seedCompany, type WriterSummary, writeRandomly } from './src/random-writer.ts';
 import { issueKey, type ReadSide, startReadSide } from './src/read-side.ts';
 import { pgPool, waitFor } from './src/stack-env.ts';
-import { type Copy, differences, fullCopy, SYNCED } from './src/sync-partner.ts';
+import { type Copy, copyFromPostgres, differences, fullCopy, SYNCED } from './src/sync-partner.ts';
 
 const WRITE_PHASE_MS = 20_000;
 const CRASH_AT_MS = [6_000, 13_000];
 const PROBE_EVERY_MS = 400;
 const RECREATE_EVERY_MS = 600;
-const SCOPES = [
-  'sites:read',
-  'services:read',
-  'equipment:read',
-  'equipment-categories:read',
-  'consumables:read',
-];
 
 let pool: pg.Pool;
 let readSide: ReadSide;
@@ -49,14 +42,6 @@ const otherCompany = randomUUID();
 let apiKey: string;
 
 const client = (): Client => createClient({ baseUrl: readSide.baseUrl, apiKey });
-
-async function expectedCopy(): Promise<Copy> {
-  const copy: Copy = new Map();
-  for (const { resource } of SYNCED) {
-    copy.set(resource, (await documentsFromPostgres(pool, company, resource)) as Map<string, never>);
-  }
-  return copy;
-}
 
 const percentile = (values: readonly number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -168,9 +153,9 @@ beforeAll(async () => {
     [company, otherCompany],
   );
   await seedCompany(pool, company, 30);
-  apiKey = await issueKey(pool, company, SCOPES, 'change feed e2e');
+  apiKey = await issueKey(pool, company, [...SCOPE_NAMES], 'change feed e2e');
   readSide = await startReadSide({ name: 'change-feed', listen: true });
-  const seeded = await expectedCopy();
+  const seeded = await copyFromPostgres(pool, company);
   await waitFor('the seed to be projected', async () => isDeepStrictEqual(await fullCopy(client()), seeded), {
     timeoutMs: 60_000,
     intervalMs: 500,
@@ -258,7 +243,7 @@ describe('a partner following the change feed through the real pipeline', () => 
 
     writer = await writes;
     await Promise.all([probes, recreations, ...crashes]);
-    expected = await expectedCopy();
+    expected = await copyFromPostgres(pool, company);
     // Drained: the partner's copy reaches PostgreSQL's state (a miss would keep it from ever doing so).
     await waitFor('the partner to reach PostgreSQL', () => isDeepStrictEqual(follower.copy, expected), {
       timeoutMs: 30_000,

@@ -22,13 +22,21 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, type Client, createClient } from '@pda/client';
+import { SCOPE_NAMES } from '@pda/ops/scopes';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentsFromPostgres } from './src/documents-from-postgres.ts';
 import { seedCompany, type WriterSummary, writeRandomly } from './src/random-writer.ts';
 import { issueKey, type ReadSide, startReadSide } from './src/read-side.ts';
 import { pgPool, waitFor } from './src/stack-env.ts';
-import { type Copy, differences, fullCopy, SYNCED, SyncPartner, TokenPartner } from './src/sync-partner.ts';
+import {
+  type Copy,
+  copyFromPostgres,
+  differences,
+  fullCopy,
+  SYNCED,
+  SyncPartner,
+  TokenPartner,
+} from './src/sync-partner.ts';
 
 const WRITE_PHASE_MS = 20_000;
 const OVERLAP_MS = 3_000;
@@ -42,13 +50,6 @@ const TOKEN_CLOCKS = [
   { name: '5 min fast', offsetMs: 300_000 },
   { name: '5 min slow', offsetMs: -300_000 },
 ] as const;
-const SCOPES = [
-  'sites:read',
-  'services:read',
-  'equipment:read',
-  'equipment-categories:read',
-  'consumables:read',
-];
 
 let pool: pg.Pool;
 let readSide: ReadSide;
@@ -59,15 +60,6 @@ let apiKey: string;
 const client = (fetch?: typeof globalThis.fetch): Client =>
   createClient({ baseUrl: readSide.baseUrl, apiKey, ...(fetch ? { fetch } : {}) });
 
-/** PostgreSQL's state of the company as the api presents it, resource by resource. */
-async function expectedCopy(): Promise<Copy> {
-  const copy: Copy = new Map();
-  for (const { resource } of SYNCED) {
-    copy.set(resource, (await documentsFromPostgres(pool, company, resource)) as Map<string, never>);
-  }
-  return copy;
-}
-
 beforeAll(async () => {
   // Late transactions hold a connection each for seconds while the writer goes on.
   pool = pgPool(undefined, 12);
@@ -76,13 +68,13 @@ beforeAll(async () => {
     [company, otherCompany],
   );
   await seedCompany(pool, company, 40);
-  apiKey = await issueKey(pool, company, SCOPES, 'partner sync e2e');
+  apiKey = await issueKey(pool, company, [...SCOPE_NAMES], 'partner sync e2e');
   readSide = await startReadSide({
     name: 'partner-sync',
     listen: true,
     api: { API_UPDATED_SINCE_OVERLAP_MS: String(OVERLAP_MS) },
   });
-  const seeded = await expectedCopy();
+  const seeded = await copyFromPostgres(pool, company);
   await waitFor('the seed to be projected', async () => isDeepStrictEqual(await fullCopy(client()), seeded), {
     timeoutMs: 120_000,
     intervalMs: 500,
@@ -143,7 +135,7 @@ describe('partners syncing with @pda/client through the real pipeline', () => {
     writer = await writes;
     await Promise.all(loops);
 
-    expected = await expectedCopy();
+    expected = await copyFromPostgres(pool, company);
     await waitFor(
       'the pipeline to drain',
       async () => isDeepStrictEqual(await fullCopy(client()), expected),

@@ -12,6 +12,8 @@ import {
   type SyncTokens,
   SyncWindowExpiredError,
 } from '@pda/client';
+import type pg from 'pg';
+import { documentsFromPostgres } from './documents-from-postgres.ts';
 
 /** Every exported resource, with its relations included (a partner's copy holds them too). */
 export const SYNCED: ReadonlyArray<{ resource: Resource; query: { include?: string } }> = [
@@ -23,6 +25,15 @@ export const SYNCED: ReadonlyArray<{ resource: Resource; query: { include?: stri
 ];
 
 export type Copy = Map<Resource, Map<string, ResourceRecord<Resource>>>;
+
+/** PostgreSQL's state of a company as the api presents it, resource by resource: what a copy must equal. */
+export async function copyFromPostgres(pool: pg.Pool, company: string): Promise<Copy> {
+  const copy: Copy = new Map();
+  for (const { resource } of SYNCED) {
+    copy.set(resource, (await documentsFromPostgres(pool, company, resource)) as Map<string, never>);
+  }
+  return copy;
+}
 
 export interface PartnerFigures {
   runs: number;
