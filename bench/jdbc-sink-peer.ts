@@ -11,15 +11,19 @@
  * topic. Connect commits sink offsets every offset.flush.interval.ms (1 s in the stack), so the
  * elapsed time is exact to about a second; the rows written are counted afterwards as a check.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
-import { readStackEnv } from './stack-env.ts';
+import { readStackEnv, repoRoot } from './stack-env.ts';
 
 export interface JdbcSinkSettings {
   /** Records per JDBC batch (the sink's `batch.size`) and per consumer poll (`max.poll.records`). */
   readonly batchSize: number;
   /** Connect tasks; each takes a share of the topics' partitions. */
   readonly tasks: number;
+  /** The topics' format (ops/stack/converters/<format>.json); default: the worker's JsonConverter. */
+  readonly converters?: 'avro' | 'json';
 }
 
 export interface JdbcSinkResult {
@@ -127,6 +131,7 @@ export async function measureJdbcSink(
     'consumer.override.max.poll.records': String(settings.batchSize),
     'consumer.override.auto.offset.reset': 'earliest',
     'errors.tolerance': 'none',
+    ...(settings.converters ? converterSettings(settings.converters) : {}),
   };
   const groupId = `connect-${name}`;
   const start = performance.now();
@@ -169,6 +174,11 @@ export async function measureJdbcSink(
     await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
     await client.end();
   }
+}
+
+/** The same converter settings the source connector writes with (Avro needs the registry's). */
+function converterSettings(format: 'avro' | 'json'): Record<string, string> {
+  return JSON.parse(readFileSync(join(repoRoot, 'ops/stack/converters', `${format}.json`), 'utf8'));
 }
 
 async function pluginVersion(): Promise<string> {

@@ -12,6 +12,8 @@
 #   stack.sh stop <component> [--kill|--fast|--immediate]   one component down as a fault would take it
 #                               (kafka|connect|registry: TERM, or SIGKILL; postgres: pg_ctl -m fast|immediate)
 #   stack.sh restart <component> [mode]   that stop, then `up`
+#   stack.sh database create|drop <name>  a second database with the schema and publication
+#                               (for a private connector: bench/pipeline.ts), or drop it and its slots
 #
 # Settings and file locations: ops/stack/README.md.
 set -euo pipefail
@@ -159,8 +161,15 @@ logs)
   cmd_logs "$@"
   ;;
 env) cmd_env ;;
+database)
+  case "${2:-}" in
+  create) with_lock pg_database_create "${3:-}" ;;
+  drop) with_lock pg_database_drop "${3:-}" ;;
+  *) die "usage: stack.sh database create|drop <name>" ;;
+  esac
+  ;;
 *)
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
   ;;
 esac

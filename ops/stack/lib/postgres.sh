@@ -151,6 +151,48 @@ pg_provision() {
   [[ -z "$out" ]] || printf '%s\n' "$out" >>"$PG_LOG.provision"
 }
 
+# A second operational database beside $PDA_PG_DATABASE, provisioned as the stack's own (roles,
+# schema, publication): the pipeline benchmark seeds it and points a private connector at it, so its
+# millions of rows never reach the stack's topics or its connector's slot.
+pg_database_name_ok() {
+  [[ "$1" =~ ^[a-z_][a-z0-9_]{0,62}$ ]] || die "database name '$1': lower-case letters, digits and _ only (at most 63)"
+  [[ "$1" != "$PDA_PG_DATABASE" && "$1" != postgres && "$1" != template0 && "$1" != template1 ]] ||
+    die "database '$1' is not a second database: refusing"
+}
+
+pg_database_create() {
+  pg_database_name_ok "$1"
+  pg_running || die "PostgreSQL is not running: stack.sh up first"
+  load_captured_tables
+  PDA_PG_DATABASE="$1" pg_provision
+  log "database $1 ready (schema and publication pda_publication)"
+}
+
+# Its replication slots first (a slot pins WAL for the whole cluster), then the database itself.
+pg_database_drop() {
+  pg_database_name_ok "$1"
+  pg_running || die "PostgreSQL is not running"
+  pg_psql_super -d postgres -v dbname="$1" >>"$PG_LOG.provision" 2>&1 <<'SQL' || die "dropping database $1 failed; see $PG_LOG.provision"
+SET pda.dbname = :'dbname';
+DO $$
+DECLARE s record;
+BEGIN
+  FOR s IN SELECT slot_name FROM pg_replication_slots WHERE database = current_setting('pda.dbname') LOOP
+    -- A connector still running reconnects: terminate until the slot is released, at most ~10 s.
+    FOR i IN 1..100 LOOP
+      PERFORM pg_terminate_backend(active_pid) FROM pg_replication_slots
+        WHERE slot_name = s.slot_name AND active_pid IS NOT NULL;
+      EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = s.slot_name AND active);
+      PERFORM pg_sleep(0.1);
+    END LOOP;
+    PERFORM pg_drop_replication_slot(s.slot_name);
+  END LOOP;
+END $$;
+SELECT format('DROP DATABASE IF EXISTS %I WITH (FORCE)', :'dbname') \gexec
+SQL
+  log "database $1 dropped"
+}
+
 # Every slot of this private cluster is ours (the connector's or a test's): drop them all so none
 # pins WAL while the stack is down. Active ones are disconnected first (Connect should be stopped).
 pg_drop_slots() {

@@ -1,0 +1,81 @@
+/** The pipeline benchmark's JSON as Markdown: one table per variant, then the ratios the targets name. */
+import type { StageResult } from './pipeline.ts';
+import type { CpuSample } from './process-cpu.ts';
+
+interface Variant {
+  readonly rows: number;
+  readonly shape: string;
+  readonly format: string;
+  readonly seedSeconds: number;
+  readonly stages: readonly StageResult[];
+}
+
+interface Report {
+  readonly machine: {
+    cpus: number;
+    model?: string | undefined;
+    loadAverageAtStart: number;
+    loadAverageAtEnd: number;
+  };
+  readonly settings: { connector: Record<string, string>; ingest: Record<string, string> };
+  readonly variants: readonly Variant[];
+}
+
+const PROCESSES: readonly (keyof CpuSample)[] = ['postgres', 'connect', 'kafka', 'registry', 'bench'];
+const LABEL: Record<keyof CpuSample, string> = {
+  postgres: 'PostgreSQL',
+  connect: 'Connect',
+  kafka: 'Kafka',
+  registry: 'registry',
+  bench: 'ingest',
+};
+
+const num = (n: number) => n.toLocaleString('en-US');
+const summed = (cpu: CpuSample) => PROCESSES.reduce((sum, p) => sum + cpu[p], 0);
+const usPerEvent = (seconds: number, events: number) => Math.round((seconds * 1e6) / events);
+
+function variantTable(v: Variant, cores: number): string {
+  const byName = new Map(v.stages.map((s) => [s.stage, s]));
+  const lines = [
+    `### ${num(v.rows)} rows, ${v.shape === 'one' ? 'one company' : 'many companies'}, ${v.format} (seed ${v.seedSeconds} s)`,
+    '',
+    `| stage | s | events/s | CPU µs/event: ${PROCESSES.map((p) => LABEL[p]).join(' / ')} | summed | cores busy |`,
+    '|---|---:|---:|---|---:|---:|',
+  ];
+  for (const s of v.stages) {
+    const steady = s.steadyEventsPerSecond ? ` (steady ${num(s.steadyEventsPerSecond)})` : '';
+    lines.push(
+      `| ${s.stage} | ${s.seconds} | ${num(s.eventsPerSecond)}${steady} | ${PROCESSES.map((p) => usPerEvent(s.cpuSeconds[p], s.events)).join(' / ')} | ${usPerEvent(summed(s.cpuSeconds), s.events)} | ${s.coresBusy} |`,
+    );
+  }
+  const whole = byName.get('whole');
+  const ingest = byName.get('ingest');
+  const snapshot = byName.get('snapshot');
+  const streaming = byName.get('streaming');
+  const notes: string[] = [];
+  if (whole && ingest) {
+    notes.push(`whole ÷ ingest alone: **${(whole.eventsPerSecond / ingest.eventsPerSecond).toFixed(2)}**`);
+    // The rate both cores allow if every process spent what it spent in the whole run, no waiting.
+    const cpuBound = whole.events / (summed(whole.cpuSeconds) / cores);
+    notes.push(
+      `whole ÷ the rate its summed CPU allows on ${cores} cores (${num(Math.round(cpuBound))}/s): **${(whole.eventsPerSecond / cpuBound).toFixed(2)}**`,
+    );
+  }
+  if (snapshot && streaming) {
+    notes.push(
+      `snapshot ÷ streaming: **${(snapshot.eventsPerSecond / streaming.eventsPerSecond).toFixed(2)}**`,
+    );
+  }
+  for (const s of v.stages) if (s.note) notes.push(`${s.stage}: ${s.note}`);
+  return [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
+}
+
+export function renderPipelineReport(report: Report): string {
+  const m = report.machine;
+  const head = [
+    `Machine: ${m.cpus} cores (${m.model ?? 'unknown'}); load average ${m.loadAverageAtStart.toFixed(2)} at the start, ${m.loadAverageAtEnd.toFixed(2)} at the end.`,
+    `Settings over the stack's: connector ${JSON.stringify(report.settings.connector)}, ingest ${JSON.stringify(report.settings.ingest)}.`,
+    '',
+  ];
+  return [...head, ...report.variants.map((v) => variantTable(v, m.cpus))].join('\n\n');
+}
