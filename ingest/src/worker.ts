@@ -30,6 +30,7 @@ import {
   type RecordsHandler,
 } from './kafka/source.ts';
 import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
+import { type CatchUpReporter, createCatchUpReporter } from './ops/catch-up-reporter.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 import { readinessReport } from './ops/readiness.ts';
 import type { CompanyRebuildResult } from './rebuild/company-rebuild.ts';
@@ -139,7 +140,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     stop: () => stopped.abort(),
     rebuildCompany: rebuilds.start,
     async run() {
-      const gauges = startKafkaGauges(metrics, () => source);
+      const catchUp = createCatchUpReporter({ logger, metrics, maxLag: config.INGEST_READY_MAX_LAG });
+      const gauges = startKafkaGauges(metrics, () => source, catchUp);
       try {
         admin = await startAdminServer({
           host: config.INGEST_ADMIN_HOST,
@@ -153,6 +155,8 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         logStarted(config, logger, admin.port, companyFiles);
         metrics.openCompanyFilesMax.set(companyFiles.max);
         while (!stopped.signal.aborted) await runGeneration();
+        // Drained: a rebuild stops its worker once caught up, and this sample logs 'caught up'.
+        catchUp.observe(source?.lag());
         logger.info('ingest stopped: drained and disconnected');
       } finally {
         clearInterval(gauges);
@@ -304,13 +308,19 @@ function recordsHandler(
   };
 }
 
-/** Lag per partition and the connection, as gauges, every second. */
-function startKafkaGauges(metrics: IngestMetrics, source: () => KafkaSource | undefined): NodeJS.Timeout {
+/** Lag per partition, the connection and the catch-up's progress, as gauges, every second. */
+function startKafkaGauges(
+  metrics: IngestMetrics,
+  source: () => KafkaSource | undefined,
+  catchUp: CatchUpReporter,
+): NodeJS.Timeout {
   return setInterval(() => {
-    for (const p of source()?.lag().partitions ?? []) {
+    const lag = source()?.lag();
+    for (const p of lag?.partitions ?? []) {
       metrics.lag.set({ topic: p.topic, partition: String(p.partition) }, p.lag);
     }
     metrics.connected.set(source()?.connected() ? 1 : 0);
+    catchUp.observe(lag);
   }, 1000);
 }
 

@@ -110,6 +110,7 @@ export function createPipeline(deps: {
   }
 
   function finish(prepared: Prepared, result: BatchResult | undefined): BatchSummary {
+    metrics.consumedMessages += prepared.events;
     for (const [table, counts] of Object.entries(result?.tables ?? {})) {
       if (counts.applied) metrics.events.inc({ table, outcome: 'applied' }, counts.applied);
       if (counts.skipped) metrics.events.inc({ table, outcome: 'skipped' }, counts.skipped);

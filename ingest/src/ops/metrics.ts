@@ -29,6 +29,14 @@ export interface IngestMetrics {
   readonly storageFault: Gauge<'kind'>;
   /** Companies out of service by state (damaged, rebuilding): projections' company_faults. */
   readonly companiesOutOfService: Gauge<'state'>;
+  /** A catch-up's rate and ETA (ops/catch-up-reporter.ts). */
+  readonly catchUpEventsPerSecond: Gauge;
+  readonly catchUpEtaSeconds: Gauge;
+  /**
+   * Kafka messages through the pipeline since start (applied, skipped, dead-lettered or ignored):
+   * the catch-up rate counts these, in the unit of the consumer lag. A plain number, read every second.
+   */
+  consumedMessages: number;
   /** The companies out of service after the last apply call (/readyz `company_files`). */
   companyFaults: readonly { companyId: string; state: string; reason: string; detectedAtMs: number }[];
   /** Source commit time (ms) of the last applied change; freshness is computed at scrape time. */
@@ -134,6 +142,17 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
       labelNames: ['state'],
       registers: [registry],
     }),
+    catchUpEventsPerSecond: new Gauge({
+      name: 'pda_ingest_catchup_events_per_second',
+      help: 'Kafka messages consumed per second over the last 30 s (while caught up: the live rate); the rate behind pda_ingest_catchup_eta_seconds',
+      registers: [registry],
+    }),
+    catchUpEtaSeconds: new Gauge({
+      name: 'pda_ingest_catchup_eta_seconds',
+      help: 'While catching up (consumer lag above INGEST_READY_MAX_LAG): seconds until caught up at the current rate (lag / rate); 0 when caught up; -1 when unknown (lag not measured yet, no progress, or the lag is not shrinking)',
+      registers: [registry],
+    }),
+    consumedMessages: 0,
     companyFaults: [],
     lastSourceTsMs: undefined,
     sourceCurrentAtMs: undefined,
@@ -141,6 +160,7 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
   metrics.companiesOutOfService.set({ state: 'damaged' }, 0);
   metrics.companiesOutOfService.set({ state: 'rebuilding' }, 0);
   metrics.registryWaiting.set(0);
+  metrics.catchUpEtaSeconds.set(-1);
   // Each table's dead-letter count exists from the start at 0: a series first scraped at 1 is no
   // increase to Prometheus, and the alerts on dead letters (PdaIngestApiKeyDeadLetter: a key change
   // not applied) must see the first one (ops/monitoring/alerts.yml).

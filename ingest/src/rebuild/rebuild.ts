@@ -4,6 +4,9 @@
  * swaps the data-directory symlink to it atomically. The api keeps serving the old files until it
  * notices the swap (realpath change) and reopens; the live worker notices too and continues on the
  * new generation with the new group. The old generation is left on disk for rollback/cleanup.
+ *
+ * Progress: the builder worker logs 'catching up' { eventsPerSecond, lag, etaSeconds } at info
+ * every 10 s and 'caught up' with the total time and mean rate (ops/catch-up-reporter.ts).
  */
 import type { SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
