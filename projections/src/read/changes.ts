@@ -100,12 +100,21 @@ export function compareChanges(a: ChangeKey, b: ChangeKey): number {
   return a.op === b.op ? 0 : a.op === 'upsert' ? -1 : 1;
 }
 
+/**
+ * `LIMIT CAST(@limit AS INTEGER)`, not `LIMIT @limit`: with better-sqlite3's SQLite (3.54.1) a bare
+ * LIMIT parameter adds ~3.5 µs to every execution of a range of keys, the same value bound each time,
+ * and more to larger statements (~7 µs to the tombstones' one), as if the statement were compiled
+ * again after each bind (SQLite prepares again a statement whose plan read a bound value). Behind
+ * a CAST the value is only read when the statement runs; the plan is the same (changes-plans test).
+ */
+const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
+
 /** The SQL of one table's range of changed rows (exported for the plan tests). */
 export function changedRowsSql(table: PageTable, later: boolean): string {
   const after = later ? '("_changed_us", "id") > (@pc, @pi)' : '"_changed_us" > @pc';
   // Named: without statistics SQLite might take the primary key for a range on id.
   return `SELECT "_changed_us", "id" FROM ${quoteIdent(table)} INDEXED BY ${changeIndex(table)}
-    WHERE ${after} ORDER BY "_changed_us", "id" LIMIT @limit`;
+    WHERE ${after} ORDER BY "_changed_us", "id" ${LIMIT}`;
 }
 
 /** The SQL of the tombstones' range for `count` tables (exported for the plan tests). */
@@ -113,5 +122,5 @@ export function tombstonesSql(count: number): string {
   const names = Array.from({ length: count }, (_, index) => `@t${index}`).join(', ');
   return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
     WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi) AND "table_name" IN (${names})
-    ORDER BY "_changed_us", "table_name", "id" LIMIT @limit`;
+    ORDER BY "_changed_us", "table_name", "id" ${LIMIT}`;
 }
