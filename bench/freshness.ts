@@ -4,6 +4,7 @@
  *
  *   bash ops/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
+ *        [--cold] [--restart-connect-at S]
  *
  * On the running native stack, through the shipped connector (PostgreSQL → Debezium → Kafka):
  *   1. an ingest worker (this process, apply thread as in production) on a fresh data directory and
@@ -18,8 +19,14 @@
  *   5. a partner following the change feed (GET /v1/changes with `wait`, feed-follower.ts) on an
  *      api over the same files records when each token reached it.
  * Prints one JSON document: commit → in Kafka, commit → visible and commit → feed (p50, p90, p99,
- * max), rates.
+ * max), rates, and commit → visible per window of --window seconds of commit time (the timeline:
+ * how a cold start or a restart shows).
+ * `--cold` restarts the stack's JVMs (Kafka, the registry, Connect: `stack.sh stop` each, then `up`)
+ * before the run, so it measures the first minute of a freshly started stack; `--restart-connect-at S`
+ * restarts Kafka Connect (TERM, then `up`) S seconds into the writes: what a Connect restart costs
+ * a partner in latency.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +38,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { followSitesFeed } from './feed-follower.ts';
 import { benchWorker } from './ingest-worker.ts';
-import { kafkaBrokers, readStackEnv, stackEnvFile } from './stack-env.ts';
+import { kafkaBrokers, readStackEnv, repoRoot, stackEnvFile } from './stack-env.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -39,11 +46,17 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '30' },
     'rows-per-tx': { type: 'string', default: '10' },
+    window: { type: 'string', default: '10' },
+    cold: { type: 'boolean', default: false },
+    'restart-connect-at': { type: 'string' },
   },
 });
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const ROWS_PER_TX = Number(args['rows-per-tx']);
+const WINDOW_S = Number(args.window);
+const RESTART_CONNECT_AT_S =
+  args['restart-connect-at'] === undefined ? undefined : Number(args['restart-connect-at']);
 const POLL_MS = 5;
 const log = (line: string) => process.stderr.write(`freshness: ${line}\n`);
 const nowMs = () => performance.timeOrigin + performance.now();
@@ -58,7 +71,22 @@ interface Timing {
   inFeed?: number;
 }
 
+const stackScript = join(repoRoot, 'ops/stack/stack.sh');
+
+/** The JVMs stopped and started again, PostgreSQL and the data kept: a stack in its first minute. */
+function restartStackJvms(): void {
+  for (const component of ['connect', 'registry', 'kafka']) {
+    execFileSync('bash', [stackScript, 'stop', component], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  execFileSync('bash', [stackScript, 'up'], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 async function main() {
+  if (args.cold) {
+    log('restarting Kafka, the registry and Connect (--cold)');
+    restartStackJvms();
+  }
+  const stackUpAt = nowMs();
   const env = readStackEnv();
   if (!env.PDA_PG_HOST) throw new Error(`no ${stackEnvFile()}: start the stack (bash ops/stack/stack.sh up)`);
   const topicPrefix = env.PDA_TOPIC_PREFIX ?? 'pda';
@@ -166,6 +194,22 @@ async function main() {
   let written = 0;
   const inFlight = new Set<Promise<void>>();
   const writeStart = nowMs();
+  let connectRestart: { at: number; done?: number } | undefined;
+  const restartTimer =
+    RESTART_CONNECT_AT_S === undefined
+      ? undefined
+      : setTimeout(() => {
+          const restart: { at: number; done?: number } = { at: nowMs() };
+          connectRestart = restart;
+          log('restarting Kafka Connect (--restart-connect-at)');
+          // Asynchronous: the writes go on at their rate while Connect is down.
+          spawn('bash', [stackScript, 'restart', 'connect'], { stdio: ['ignore', 'ignore', 'inherit'] }).on(
+            'exit',
+            () => {
+              restart.done = nowMs();
+            },
+          );
+        }, RESTART_CONNECT_AT_S * 1000);
   for (let tx = 0; written < total; tx++) {
     // Pace by the schedule, not by the previous transaction (a slow commit must not lower the rate).
     const due = writeStart + (tx * 1000) / txPerSecond;
@@ -202,6 +246,7 @@ async function main() {
     write.finally(() => inFlight.delete(write)).catch(() => {});
   }
   await Promise.all(inFlight);
+  if (restartTimer) clearTimeout(restartTimer);
   const writeSeconds = (nowMs() - writeStart) / 1000;
   log(`wrote ${written} changes in ${writeSeconds.toFixed(1)} s; waiting for the last to be visible`);
 
@@ -209,7 +254,7 @@ async function main() {
   const seq = (token: string) => Number(token.slice(token.lastIndexOf('-') + 1));
   for (const tokens of tokensBySite.values()) tokens.sort((a, b) => seq(a) - seq(b));
   const latestVisible = () => [...tokensBySite.values()].every((t) => timing(t.at(-1) as string).visible);
-  const deadline = nowMs() + 60_000;
+  const deadline = nowMs() + 120_000;
   while (nowMs() < deadline && !latestVisible()) await sleep(50);
   polling = false;
   await pollLoop;
@@ -254,6 +299,20 @@ async function main() {
   }
   const inFeedLatencies = latencies((t) => t.inFeed);
   const notVisible = ours().filter(([, t]) => t.visible === undefined).length;
+  // Commit → visible by window of commit time: the first minute of a cold stack, or a restart, shows here.
+  const timeline: Array<{ fromS: number } & ReturnType<typeof summary>> = [];
+  for (let from = 0; from < writeSeconds; from += WINDOW_S) {
+    const inWindow = ours()
+      .map(([, t]) => t)
+      .filter((t) => t.committed !== undefined && t.visible !== undefined)
+      .filter((t) => {
+        const s = ((t.committed as number) - writeStart) / 1000;
+        return s >= from && s < from + WINDOW_S;
+      })
+      .map((t) => (t.visible as number) - (t.committed as number))
+      .sort((a, b) => a - b);
+    timeline.push({ fromS: from, ...summary(inWindow) });
+  }
 
   // ---- clean up: the company's rows leave PostgreSQL (and, through the pipeline, the projection) ----
   reader.close();
@@ -276,6 +335,8 @@ async function main() {
           loadAverage1m: round(loadavg()[0] ?? 0),
         },
         inputs: {
+          cold: args.cold,
+          restartConnectAtS: RESTART_CONNECT_AT_S ?? null,
           changesPerSecond: RATE,
           seconds: SECONDS,
           rowsPerTransaction: ROWS_PER_TX,
@@ -290,6 +351,15 @@ async function main() {
         commitToVisible: { ...summary(visible), notVisibleWithin60s: notVisible, targetP99Ms: 1000 },
         peerCommitToKafka: summary(inKafka),
         commitToFeed: { ...summary(inFeedLatencies), pages: feedPages },
+        // Seconds from the stack's restart (--cold) to the first write; the restart's own span.
+        writesStartedSecondsAfterStackUp: args.cold ? round((writeStart - stackUpAt) / 1000) : null,
+        connectRestart: connectRestart
+          ? {
+              atS: round((connectRestart.at - writeStart) / 1000),
+              tookS: connectRestart.done ? round((connectRestart.done - connectRestart.at) / 1000) : null,
+            }
+          : null,
+        commitToVisibleByWindow: { windowSeconds: WINDOW_S, windows: timeline },
       },
       null,
       2,

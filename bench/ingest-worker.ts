@@ -11,6 +11,8 @@ export interface BenchWorkerOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+export type BenchWorkerMetrics = ReturnType<typeof createMetrics>;
+
 /** A worker from a new group into `dataDir`; admin port 0, warnings only; its metrics to read. */
 export function benchWorker(options: BenchWorkerOptions) {
   const metrics = createMetrics();

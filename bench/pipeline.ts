@@ -4,7 +4,7 @@
  *
  *   PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node pipeline.ts [--rows 200000] [--shapes one,many] [--formats avro,json]
- *        [--connector key=value ...] [--ingest INGEST_X=value ...] [--no-jdbc-sink]
+ *        [--stages whole,snapshot,streaming,ingest,jdbc-sink] [--connector key=value ...] [--ingest INGEST_X=value ...]
  *
  * For each size, shape (one company of rows/2 sites with one contact each, or 100 companies
  * sharing them) and connector format, on a second database of the stack's PostgreSQL (stack.sh
@@ -28,9 +28,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadAvscTypes } from '@pda/ingest';
-import { Kafka, logLevel } from 'kafkajs';
-import { benchWorker } from './ingest-worker.ts';
+import { type AvscTypes, loadAvscTypes } from '@pda/ingest';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
+import { type BenchWorkerMetrics, benchWorker } from './ingest-worker.ts';
 import { jdbcSinkAvailable, measureJdbcSink } from './jdbc-sink-peer.ts';
 import { renderPipelineReport } from './pipeline-report.ts';
 import {
@@ -58,7 +58,7 @@ const { values: args } = parseArgs({
     formats: { type: 'string', default: 'avro,json' },
     connector: { type: 'string', multiple: true, default: [] },
     ingest: { type: 'string', multiple: true, default: [] },
-    'no-jdbc-sink': { type: 'boolean', default: false },
+    stages: { type: 'string', default: 'whole,snapshot,streaming,ingest,jdbc-sink' },
     'many-companies': { type: 'string', default: '100' },
   },
 });
@@ -81,6 +81,12 @@ const INGEST_ENV = keyValues(args.ingest, 'ingest');
 const SHAPES = args.shapes.split(',') as ('one' | 'many')[];
 const FORMATS = args.formats.split(',') as ConnectorFormat[];
 const SIZES = args.rows.split(',').map(Number);
+const STAGES = new Set(args.stages.split(','));
+for (const name of STAGES) {
+  if (!['whole', 'snapshot', 'streaming', 'ingest', 'jdbc-sink'].includes(name))
+    throw new Error(`--stages: ${name}?`);
+}
+const round2 = (n: number) => Math.round(n * 100) / 100;
 for (const shape of SHAPES) if (shape !== 'one' && shape !== 'many') throw new Error(`--shapes: ${shape}?`);
 for (const format of FORMATS)
   if (format !== 'avro' && format !== 'json') throw new Error(`--formats: ${format}?`);
@@ -124,7 +130,7 @@ function stage(
   const result: StageResult = {
     stage: name,
     events,
-    seconds: Math.round(seconds * 100) / 100,
+    seconds: round2(seconds),
     eventsPerSecond: Math.round(events / seconds),
     cpuSeconds: cpu,
     coresBusy: Math.round((summed / (cpus().length * seconds)) * 100) / 100,
@@ -155,178 +161,219 @@ async function waitFor(
   }
 }
 
-async function runVariant(rows: number, shape: 'one' | 'many', format: ConnectorFormat) {
-  const stackDir = readStackEnv().PDA_STACK_DIR ?? join(import.meta.dirname, '../.stack');
-  const id = `${Date.now().toString(36)}${shape[0]}${format[0]}`;
-  const database = `pda_bench_${id}`;
-  const counts = countsFor(rows, shape);
-  const timeoutMs = Math.max(600_000, rows * 20);
-  const kafka = new Kafka({ clientId: 'bench-pipeline', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
-  const admin = kafka.admin();
-  await admin.connect();
-  const avscTypes = await loadAvscTypes();
-  const prefixes: string[] = [];
-  const connectors: BenchConnector[] = [];
-  const start = async (options: Omit<BenchConnectorOptions, 'database' | 'format' | 'overrides'>) => {
-    const connector = await startBenchConnector({
-      ...options,
-      database,
-      format,
-      overrides: CONNECTOR_OVERRIDES,
-    });
-    connectors.push(connector);
-    prefixes.push(connector.topicPrefix);
-    return connector;
-  };
-  const dirs: string[] = [];
-  const stages: StageResult[] = [];
-  let seedSeconds = 0;
-  createBenchDatabase(database);
+/** What every stage of one variant shares: its database, topics, directories and clients. */
+interface VariantRun {
+  readonly id: string;
+  readonly database: string;
+  readonly counts: SeedCounts;
+  readonly stackDir: string;
+  readonly timeoutMs: number;
+  readonly admin: Admin;
+  readonly avscTypes: AvscTypes;
+  readonly dirs: string[];
+  startConnector(name: string, snapshotMode: BenchConnectorOptions['snapshotMode']): Promise<BenchConnector>;
+}
+
+const handled = async (metrics: BenchWorkerMetrics) =>
+  (await metrics.events.get()).values.reduce((sum, v) => sum + v.value, 0);
+
+function freshDir(run: VariantRun): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
+  run.dirs.push(dir);
+  return dir;
+}
+
+/** Connector and ingest running, the rows seeded: seed end → every event applied. */
+async function wholeStage(run: VariantRun) {
+  const connector = await run.startConnector(`bench-${run.id}-whole`, 'no_data');
+  const live = benchWorker({
+    groupId: `${connector.topicPrefix}-ingest`,
+    topicPrefix: connector.topicPrefix,
+    dataDir: freshDir(run),
+    avscTypes: run.avscTypes,
+    env: INGEST_ENV,
+  });
+  const running = live.worker.run();
   try {
-    // ---- whole: connector + ingest running, seed, seed end → all applied ----
-    const whole = await start({ name: `bench-${id}-whole`, snapshotMode: 'no_data' });
-    const wholeDir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
-    dirs.push(wholeDir);
-    const live = benchWorker({
-      groupId: `${whole.topicPrefix}-ingest`,
-      topicPrefix: whole.topicPrefix,
-      dataDir: wholeDir,
-      avscTypes,
-      env: INGEST_ENV,
-    });
-    const liveRun = live.worker.run();
-    const handled = async (metrics: typeof live.metrics) =>
-      (await metrics.events.get()).values.reduce((sum, v) => sum + v.value, 0);
-    log(`${rows} rows, ${shape}, ${format}: seeding ${JSON.stringify(counts)}`);
-    const seeded = await seedBenchDatabase(database, counts, `pipeline-${id}`);
-    seedSeconds = seeded.seconds;
-    const events = seeded.rows;
-    const wholeStart = performance.now();
-    const cpu0 = sampleCpu(stackDir);
+    const seeded = await seedBenchDatabase(run.database, run.counts, `pipeline-${run.id}`);
+    const start = performance.now();
+    const cpu0 = sampleCpu(run.stackDir);
     let inKafkaAt: number | undefined;
-    const wholeDone = await waitFor(
+    const done = await waitFor(
       'whole pipeline',
-      events,
+      seeded.rows,
       async () => {
-        if (inKafkaAt === undefined && (await eventsInTopics(admin, whole.topicPrefix)) >= events) {
+        if (
+          inKafkaAt === undefined &&
+          (await eventsInTopics(run.admin, connector.topicPrefix)) >= seeded.rows
+        ) {
           inKafkaAt = performance.now();
         }
         return handled(live.metrics);
       },
-      timeoutMs,
+      run.timeoutMs,
     );
-    const cpu1 = sampleCpu(stackDir);
+    const cpu1 = sampleCpu(run.stackDir);
+    const inKafka = inKafkaAt === undefined ? undefined : ((inKafkaAt - start) / 1000).toFixed(2);
+    return {
+      seeded,
+      result: stage('whole', seeded.rows, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
+        note: inKafka && `every event in Kafka ${inKafka} s after the seed's commit`,
+      }),
+    };
+  } finally {
     live.worker.stop();
-    await liveRun;
-    await whole.remove();
-    stages.push(
-      stage('whole', events, (wholeDone.at - wholeStart) / 1000, cpuBetween(cpu0, cpu1), {
-        note:
-          inKafkaAt === undefined
-            ? undefined
-            : `every event in Kafka ${((inKafkaAt - wholeStart) / 1000).toFixed(2)} s after the seed's commit`,
-      }),
-    );
+    await running;
+    await connector.remove();
+  }
+}
 
-    // ---- snapshot: a new connector on the filled database, nothing consuming ----
-    const snapStart = performance.now();
-    const snapCpu0 = sampleCpu(stackDir);
-    const snap = await start({ name: `bench-${id}-snap`, snapshotMode: 'initial_only' });
-    const snapDone = await waitFor(
-      'snapshot',
-      events,
-      () => eventsInTopics(admin, snap.topicPrefix),
-      timeoutMs,
-    );
-    const snapCpu1 = sampleCpu(stackDir);
-    await snap.remove();
-    stages.push(
-      stage('snapshot', events, (snapDone.at - snapStart) / 1000, cpuBetween(snapCpu0, snapCpu1), {
-        note: 'from the registration of the connector',
-      }),
-    );
+/** A new connector snapshots the filled database, nothing consuming: registration → every row in Kafka. */
+async function snapshotStage(run: VariantRun, rows: number) {
+  const start = performance.now();
+  const cpu0 = sampleCpu(run.stackDir);
+  const connector = await run.startConnector(`bench-${run.id}-snap`, 'initial_only');
+  const done = await waitFor(
+    'snapshot',
+    rows,
+    () => eventsInTopics(run.admin, connector.topicPrefix),
+    run.timeoutMs,
+  );
+  const cpu1 = sampleCpu(run.stackDir);
+  await connector.remove();
+  return stage('snapshot', rows, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
+    note: 'from the registration of the connector',
+  });
+}
 
-    // ---- streaming source alone: a new connector, the rows again, nothing consuming ----
-    const stream = await start({ name: `bench-${id}-stream`, snapshotMode: 'no_data' });
-    const again = await seedBenchDatabase(database, counts, `pipeline-${id}-again`);
-    const streamStart = performance.now();
-    const streamCpu0 = sampleCpu(stackDir);
-    const streamDone = await waitFor(
-      'streaming source',
-      again.rows,
-      () => eventsInTopics(admin, stream.topicPrefix),
-      timeoutMs,
-    );
-    const streamCpu1 = sampleCpu(stackDir);
-    await stream.remove();
-    stages.push(
-      stage(
-        'streaming',
-        again.rows,
-        (streamDone.at - streamStart) / 1000,
-        cpuBetween(streamCpu0, streamCpu1),
-      ),
-    );
+/** A new streaming connector, the rows seeded again, nothing consuming: seed end → every event in Kafka. */
+async function streamingStage(run: VariantRun) {
+  const connector = await run.startConnector(`bench-${run.id}-stream`, 'no_data');
+  const seeded = await seedBenchDatabase(run.database, run.counts, `pipeline-${run.id}-again`);
+  const start = performance.now();
+  const cpu0 = sampleCpu(run.stackDir);
+  const done = await waitFor(
+    'streaming source',
+    seeded.rows,
+    () => eventsInTopics(run.admin, connector.topicPrefix),
+    run.timeoutMs,
+  );
+  const cpu1 = sampleCpu(run.stackDir);
+  await connector.remove();
+  return {
+    topicPrefix: connector.topicPrefix,
+    events: seeded.rows,
+    result: stage('streaming', seeded.rows, (done.at - start) / 1000, cpuBetween(cpu0, cpu1)),
+  };
+}
 
-    // ---- ingest alone on the streaming topics ----
-    const aloneDir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
-    dirs.push(aloneDir);
-    const alone = benchWorker({
-      groupId: `${stream.topicPrefix}-alone`,
-      topicPrefix: stream.topicPrefix,
-      dataDir: aloneDir,
-      avscTypes,
-      env: INGEST_ENV,
-    });
-    const aloneCpu0 = sampleCpu(stackDir);
-    const aloneStart = performance.now();
-    const aloneRun = alone.worker.run();
-    const aloneDone = await waitFor('ingest alone', again.rows, () => handled(alone.metrics), timeoutMs);
-    const aloneCpu1 = sampleCpu(stackDir);
-    alone.worker.stop();
-    await aloneRun;
-    const steady = aloneDone.first
-      ? Math.round((again.rows - aloneDone.first.done) / ((aloneDone.at - aloneDone.first.at) / 1000))
+/** A fresh worker (new group, empty directory) on filled topics: start → every event applied. */
+async function ingestStage(run: VariantRun, topicPrefix: string, events: number) {
+  const alone = benchWorker({
+    groupId: `${topicPrefix}-alone`,
+    topicPrefix,
+    dataDir: freshDir(run),
+    avscTypes: run.avscTypes,
+    env: INGEST_ENV,
+  });
+  const cpu0 = sampleCpu(run.stackDir);
+  const start = performance.now();
+  const running = alone.worker.run();
+  try {
+    const done = await waitFor('ingest alone', events, () => handled(alone.metrics), run.timeoutMs);
+    const cpu1 = sampleCpu(run.stackDir);
+    const steady = done.first
+      ? Math.round((events - done.first.done) / ((done.at - done.first.at) / 1000))
       : undefined;
-    stages.push(
-      stage('ingest', again.rows, (aloneDone.at - aloneStart) / 1000, cpuBetween(aloneCpu0, aloneCpu1), {
-        steadyEventsPerSecond: steady,
-        note: 'from the worker start (apply thread, group join, first fetch included)',
-      }),
-    );
+    return stage('ingest', events, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
+      steadyEventsPerSecond: steady,
+      note: 'from the worker start (apply thread, group join, first fetch included)',
+    });
+  } finally {
+    alone.worker.stop();
+    await running;
+  }
+}
 
-    // ---- the peer: Debezium's JDBC sink on the same topics ----
-    if (!args['no-jdbc-sink'] && (await jdbcSinkAvailable())) {
-      const topics = await dataTopics(admin, stream.topicPrefix);
-      const sinkCpu0 = sampleCpu(stackDir);
-      const sink = await measureJdbcSink(admin, stream.topicPrefix, topics, again.rows, {
-        batchSize: 2000,
-        tasks: 1,
-        converters: format,
+/** The peer: Debezium's JDBC sink on the same topics into PostgreSQL. */
+async function jdbcSinkStage(run: VariantRun, topicPrefix: string, events: number, format: ConnectorFormat) {
+  const topics = await dataTopics(run.admin, topicPrefix);
+  const cpu0 = sampleCpu(run.stackDir);
+  const sink = await measureJdbcSink(run.admin, topicPrefix, topics, events, {
+    batchSize: 2000,
+    tasks: 1,
+    converters: format,
+  });
+  const cpu1 = sampleCpu(run.stackDir);
+  return stage('jdbc-sink', events, sink.seconds, cpuBetween(cpu0, cpu1), {
+    steadyEventsPerSecond: sink.steadyEventsPerSecond ?? undefined,
+    note: `${sink.connector}, batch.size 2000, 1 task, ${sink.rowsWritten} rows written`,
+  });
+}
+
+async function runVariant(rows: number, shape: 'one' | 'many', format: ConnectorFormat) {
+  const id = `${Date.now().toString(36)}${shape[0]}${format[0]}`;
+  const database = `pda_bench_${id}`;
+  const kafka = new Kafka({ clientId: 'bench-pipeline', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
+  const admin = kafka.admin();
+  await admin.connect();
+  const connectors: BenchConnector[] = [];
+  const run: VariantRun = {
+    id,
+    database,
+    counts: countsFor(rows, shape),
+    stackDir: readStackEnv().PDA_STACK_DIR ?? join(import.meta.dirname, '../.stack'),
+    timeoutMs: Math.max(600_000, rows * 20),
+    admin,
+    avscTypes: await loadAvscTypes(),
+    dirs: [],
+    async startConnector(name, snapshotMode) {
+      const connector = await startBenchConnector({
+        name,
+        database,
+        format,
+        snapshotMode,
+        overrides: CONNECTOR_OVERRIDES,
       });
-      const sinkCpu1 = sampleCpu(stackDir);
-      stages.push(
-        stage('jdbc-sink', again.rows, sink.seconds, cpuBetween(sinkCpu0, sinkCpu1), {
-          steadyEventsPerSecond: sink.steadyEventsPerSecond ?? undefined,
-          note: `${sink.connector}, batch.size 2000, 1 task, ${sink.rowsWritten} rows written`,
-        }),
-      );
-    } else {
-      log(
-        'jdbc-sink: skipped (--no-jdbc-sink, or no plugin: PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up)',
-      );
+      connectors.push(connector);
+      return connector;
+    },
+  };
+  const stages: StageResult[] = [];
+  const wanted = (name: string) => STAGES.has(name);
+  createBenchDatabase(database);
+  try {
+    log(`${rows} rows, ${shape}, ${format}: ${JSON.stringify(run.counts)}`);
+    // The first seed fills the database the snapshot reads; without the whole stage it runs alone.
+    const first = wanted('whole')
+      ? await wholeStage(run)
+      : { seeded: await seedBenchDatabase(database, run.counts, `pipeline-${id}`), result: undefined };
+    if (first.result) stages.push(first.result);
+    if (wanted('snapshot')) stages.push(await snapshotStage(run, first.seeded.rows));
+    if (wanted('streaming') || wanted('ingest') || wanted('jdbc-sink')) {
+      const streamed = await streamingStage(run);
+      stages.push(streamed.result);
+      if (wanted('ingest')) stages.push(await ingestStage(run, streamed.topicPrefix, streamed.events));
+      if (wanted('jdbc-sink')) {
+        if (await jdbcSinkAvailable()) {
+          stages.push(await jdbcSinkStage(run, streamed.topicPrefix, streamed.events, format));
+        } else {
+          log('jdbc-sink: skipped, no plugin (PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up)');
+        }
+      }
     }
+    return { rows, shape, format, counts: run.counts, seedSeconds: round2(first.seeded.seconds), stages };
   } catch (error) {
     log(`${rows} rows, ${shape}, ${format} failed: ${error instanceof Error ? error.stack : String(error)}`);
     throw error;
   } finally {
     for (const connector of connectors) await connector.remove();
-    for (const prefix of prefixes) await deletePrefixTopics(admin, prefix).catch(() => {});
+    for (const connector of connectors)
+      await deletePrefixTopics(admin, connector.topicPrefix).catch(() => {});
     await admin.disconnect();
     dropBenchDatabase(database);
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of run.dirs) rmSync(dir, { recursive: true, force: true });
   }
-  return { rows, shape, format, counts, seedSeconds: Math.round(seedSeconds * 100) / 100, stages };
 }
 
 async function main() {
