@@ -133,6 +133,13 @@ describe('readChanges', () => {
     expect(plan(changedRowsSql('services', false), { pc: 1, limit: 51 })).toEqual([
       'SEARCH services USING COVERING INDEX services_by_changed (_changed_us>?)',
     ]);
+    // The documents of a page's upserts of one table (readChangedRows): the same range, each row looked up.
+    expect(plan(changedRowsSql('sites', true, ['_json', 'id']), { pc: 1, pi: '', limit: 20 })).toEqual([
+      'SEARCH sites USING INDEX sites_by_changed ((_changed_us,id)>(?,?))',
+    ]);
+    expect(plan(changedRowsSql('services', false, ['_json', 'id']), { pc: 1, limit: 20 })).toEqual([
+      'SEARCH services USING INDEX services_by_changed (_changed_us>?)',
+    ]);
     expect(plan(tombstonesSql(3), { pc: 1, pt: '', pi: '', limit: 51, t0: 'a', t1: 'b', t2: 'c' })).toEqual([
       'SEARCH tombstones USING COVERING INDEX tombstones_by_changed ((_changed_us,table_name,id)>(?,?,?))',
     ]);

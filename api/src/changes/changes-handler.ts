@@ -4,8 +4,8 @@ import {
   FEED_START,
   type PageTable,
   type ReadHandle,
+  readChangedRows,
   readChanges,
-  readRowsWhereIn,
   readSyncState,
   type SyncState,
 } from '@pda/projections/read';
@@ -75,7 +75,7 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
         const state = readSyncState(handle);
         requireCovered(walk, position, state);
         const page = readChanges(handle, { tables, after: position, limit: query.limit });
-        return { state, page, items: page.rows.map(itemsOf(handle, page.rows, query.include)) };
+        return { state, page, items: itemsOf(handle, position, page.rows, query.include) };
       });
     };
     let result = read();
@@ -129,35 +129,53 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
   };
 }
 
-/** The JSON text of each change: upserts with their document (one read per table, not per row). */
+/** `{"op":"<op>","type":"<type>","id":` of each op and table: the fixed start of an item. */
+const ITEM_HEADS = new Map<string, string>(
+  [...TABLE_TYPES].flatMap(([table, type]) =>
+    (['upsert', 'delete'] as const).map((op) => [`${op}:${table}`, `{"op":"${op}","type":"${type}","id":`]),
+  ),
+);
+const NO_INCLUDE: ReadonlySet<string> = new Set();
+
+/**
+ * The JSON text of each change, upserts with their document. A table's upserts on the page are its
+ * first rows after the position in change order, so their documents are one range walk of its
+ * change-time index (readChangedRows), in page order; the ids are checked against the keys.
+ */
 function itemsOf(
   handle: ReadHandle,
+  after: ChangePosition,
   rows: readonly ChangeKey[],
   include: ReadonlyMap<ResourceName, ReadonlySet<string>>,
-): (row: ChangeKey) => string {
-  const documents = new Map<string, string>();
-  const upserts = new Map<PageTable, string[]>();
+): string[] {
+  const counts = new Map<PageTable, number>();
   for (const row of rows) {
-    if (row.op !== 'upsert') continue;
-    const ids = upserts.get(row.table);
-    if (ids) ids.push(row.id);
-    else upserts.set(row.table, [row.id]);
+    if (row.op === 'upsert') counts.set(row.table, (counts.get(row.table) ?? 0) + 1);
   }
-  for (const [table, ids] of upserts) {
+  const documents = new Map<PageTable, { ids: unknown[]; texts: string[]; next: number }>();
+  for (const [table, count] of counts) {
     const type = TABLE_TYPES.get(table)!;
     const resource = resourceOf(type);
-    const found = readRowsWhereIn(handle, table, 'id', ids, resource.itemColumns);
-    const records = ids.flatMap((id) => found.get(id) ?? []);
-    const texts = resource.documents(handle, records, include.get(type) ?? new Set());
-    records.forEach((record, index) => {
-      documents.set(`${table}/${record.id as string}`, texts[index]!);
-    });
+    const records = readChangedRows(handle, table, after, count, resource.itemColumns);
+    const texts = resource.documents(handle, records, include.get(type) ?? NO_INCLUDE);
+    documents.set(table, { ids: records.map((record) => record.id), texts, next: 0 });
   }
-  return (row) => {
-    const head = `{"op":"${row.op}","type":"${TABLE_TYPES.get(row.table)}","id":${JSON.stringify(row.id)},"changed_at":"${isoMicros(row.changedUs)}"`;
-    if (row.op === 'delete') return `${head}}`;
-    return `${head},"data":${documents.get(`${row.table}/${row.id}`)}}`;
-  };
+  const items = new Array<string>(rows.length);
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index]!;
+    const head = `${ITEM_HEADS.get(`${row.op}:${row.table}`)}${JSON.stringify(row.id)},"changed_at":"${isoMicros(row.changedUs)}"`;
+    if (row.op === 'delete') {
+      items[index] = `${head}}`;
+      continue;
+    }
+    const table = documents.get(row.table)!;
+    const at = table.next++;
+    // One snapshot: the range holds the keys' rows. Anything else is a bug, not a page to serve.
+    if (table.ids[at] !== row.id)
+      throw new Error(`change feed: ${row.table} documents out of step with the keys`);
+    items[index] = `${head},"data":${table.texts[at]}}`;
+  }
+  return items;
 }
 
 function markOf(state: SyncState) {

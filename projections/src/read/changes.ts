@@ -1,6 +1,7 @@
 import { quoteIdent } from '../model/quote-ident.ts';
 import { changeIndex } from './page-sql.ts';
 import type { ReadHandle } from './read-handle.ts';
+import { rowBuilder } from './row-builder.ts';
 import type { PageTable } from './tables.ts';
 
 /**
@@ -9,8 +10,8 @@ import type { PageTable } from './tables.ts';
  * is a range of its change-time index `(_changed_us, id)` and the tombstones a range of
  * `tombstones_by_changed`, each read index-only with LIMIT n + 1 and merged here: a page costs
  * (tables + 1) · (n + 1) index steps whatever the size of the file, never a scan or a sort of
- * what changed. Only keys are read; the caller reads the documents of the n winners (in the same
- * snapshot: ReadHandle.snapshot).
+ * what changed. Only keys are read; the caller reads the documents of the n winners in the same
+ * snapshot (ReadHandle.snapshot) with readChangedRows: one range walk per table on the page.
  *
  * Table names of the exported tables sort like their resource types (consumables, equipment,
  * equipment_categories, services, sites), so the order is (change time, type, id) as well. A row
@@ -54,26 +55,19 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
   if (tables.length === 0) throw new Error('changes: at least one table');
   if (!Number.isInteger(limit) || limit < 1) throw new Error('page limit must be >= 1');
   const take = limit + 1;
-  const candidates: ChangeKey[] = [];
+  const ranges: [number, string][][] = [];
   for (const table of tables) {
-    // A table before the position's at the same change time is past; at or after it, its ids after
-    // the position's id ('' = all of them) still come.
     const later = table >= after.table;
     const statement = handle.statement(`changes:rows:${table}:${later}`, () => changedRowsSql(table, later), {
       raw: true,
     });
-    const params = later
-      ? { pc: after.changedUs, pi: table === after.table ? after.id : '', limit: take }
-      : { pc: after.changedUs, limit: take };
-    for (const [changedUs, id] of statement.all(params) as [number, string][]) {
-      candidates.push({ op: 'upsert', table, id, changedUs });
-    }
+    ranges.push(statement.all(rangeParams(table, later, after, take)) as [number, string][]);
   }
   // At least two slots, the one table named twice: with `table_name IN (?)` SQLite reads it as an
   // equality and sorts each change time's tombstones by id in a temporary B-tree (EXPLAIN QUERY PLAN),
   // and the tombstones of one TRUNCATE share a change time.
   const slots = Math.max(2, tables.length);
-  const tombstones = handle.statement(`changes:tombstones:${slots}`, () => tombstonesSql(slots), {
+  const statement = handle.statement(`changes:tombstones:${slots}`, () => tombstonesSql(slots), {
     raw: true,
   });
   const params: Record<string, string | number> = {
@@ -83,13 +77,90 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
     limit: take,
   };
   for (let index = 0; index < slots; index++) params[`t${index}`] = tables[index] ?? tables[0]!;
-  for (const [changedUs, table, id] of tombstones.all(params) as [number, PageTable, string][]) {
-    candidates.push({ op: 'delete', table, id, changedUs });
+  const tombstones = statement.all(params) as [number, PageTable, string][];
+
+  // Merged here: each range is in feed order already, so the next change is the least of the
+  // heads; a change object only for the page's rows.
+  const heads = new Array<number>(tables.length).fill(0);
+  let nextTombstone = 0;
+  const rows: ChangeKey[] = [];
+  while (rows.length < limit) {
+    let best = -1;
+    let bestUs = 0;
+    let bestId = '';
+    for (let index = 0; index < tables.length; index++) {
+      const head = ranges[index]![heads[index]!];
+      if (
+        head !== undefined &&
+        (best < 0 ||
+          head[0] < bestUs ||
+          (head[0] === bestUs &&
+            (tables[index]! < tables[best]! || (tables[index] === tables[best] && head[1] < bestId))))
+      ) {
+        best = index;
+        bestUs = head[0];
+        bestId = head[1];
+      }
+    }
+    // A row and a tombstone of one id never coexist; were they to, the row comes first.
+    const tombstone = tombstones[nextTombstone];
+    if (
+      tombstone !== undefined &&
+      (best < 0 ||
+        tombstone[0] < bestUs ||
+        (tombstone[0] === bestUs &&
+          (tombstone[1] < tables[best]! || (tombstone[1] === tables[best] && tombstone[2] < bestId))))
+    ) {
+      rows.push({ op: 'delete', table: tombstone[1], id: tombstone[2], changedUs: tombstone[0] });
+      nextTombstone++;
+    } else if (best >= 0) {
+      rows.push({ op: 'upsert', table: tables[best]!, id: bestId, changedUs: bestUs });
+      heads[best]!++;
+    } else {
+      break;
+    }
   }
-  candidates.sort(compareChanges);
-  const hasMore = candidates.length > limit;
-  if (candidates.length > limit) candidates.length = limit;
-  return { rows: candidates, hasMore };
+  // Each range read up to limit + 1: a head left over is a change after the page's last.
+  const hasMore =
+    nextTombstone < tombstones.length || ranges.some((range, index) => heads[index]! < range.length);
+  return { rows, hasMore };
+}
+
+/**
+ * The documents of a page's upserts of one table: its first `count` rows after `after` in change
+ * order, `columns` of each. The upserts of one table on a page are contiguous in its change-time
+ * index right after the position (the merge takes a prefix of each range), so this is one range
+ * walk of `count` index steps plus a row lookup each, not a lookup per id. Read in the snapshot
+ * of readChanges (ReadHandle.snapshot): the same rows, in the same order (the caller checks the ids).
+ */
+export function readChangedRows(
+  handle: ReadHandle,
+  table: PageTable,
+  after: ChangePosition,
+  count: number,
+  columns: readonly string[],
+): Record<string, unknown>[] {
+  if (!Number.isInteger(count) || count < 1) throw new Error('changes: count must be >= 1');
+  const build = rowBuilder<Record<string, unknown>>(columns); // checks the names first
+  const later = table >= after.table;
+  const statement = handle.statement(
+    `changes:documents:${table}:${later}:${columns.join(',')}`,
+    () => changedRowsSql(table, later, columns),
+    { raw: true },
+  );
+  const rows: Record<string, unknown>[] = [];
+  for (const values of statement.all(rangeParams(table, later, after, count)) as unknown[][]) {
+    rows.push(build(values));
+  }
+  return rows;
+}
+
+function rangeParams(table: PageTable, later: boolean, after: ChangePosition, limit: number) {
+  // A table before the position's at the same change time is past; at or after it, its ids after
+  // the position's id ('' = all of them) still come.
+  return later
+    ? { pc: after.changedUs, pi: table === after.table ? after.id : '', limit }
+    : { pc: after.changedUs, limit };
 }
 
 /** Feed order: change time, then table, then id (then upsert before delete: never both at once). */
@@ -100,6 +171,8 @@ export function compareChanges(a: ChangeKey, b: ChangeKey): number {
   return a.op === b.op ? 0 : a.op === 'upsert' ? -1 : 1;
 }
 
+const KEY_COLUMNS = ['_changed_us', 'id'] as const;
+
 /**
  * `LIMIT CAST(@limit AS INTEGER)`, not `LIMIT @limit`: with better-sqlite3's SQLite (3.54.1) a bare
  * LIMIT parameter adds ~3.5 µs to every execution of a range of keys, the same value bound each time,
@@ -109,11 +182,18 @@ export function compareChanges(a: ChangeKey, b: ChangeKey): number {
  */
 const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
 
-/** The SQL of one table's range of changed rows (exported for the plan tests). */
-export function changedRowsSql(table: PageTable, later: boolean): string {
+/**
+ * The SQL of one table's range of changed rows: its keys, or `columns` for the documents
+ * (readChangedRows). Exported for the plan tests.
+ */
+export function changedRowsSql(
+  table: PageTable,
+  later: boolean,
+  columns: readonly string[] = KEY_COLUMNS,
+): string {
   const after = later ? '("_changed_us", "id") > (@pc, @pi)' : '"_changed_us" > @pc';
   // Named: without statistics SQLite might take the primary key for a range on id.
-  return `SELECT "_changed_us", "id" FROM ${quoteIdent(table)} INDEXED BY ${changeIndex(table)}
+  return `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)} INDEXED BY ${changeIndex(table)}
     WHERE ${after} ORDER BY "_changed_us", "id" ${LIMIT}`;
 }
 
