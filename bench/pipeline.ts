@@ -106,6 +106,14 @@ function countsFor(rows: number, shape: 'one' | 'many'): SeedCounts {
   };
 }
 
+/** One second of the whole stage: events in Kafka, events applied, cores each process used. */
+export interface TimelinePoint {
+  readonly s: number;
+  readonly inKafka: number;
+  readonly applied: number;
+  readonly cores: CpuSample;
+}
+
 export interface StageResult {
   readonly stage: string;
   readonly events: number;
@@ -117,6 +125,7 @@ export interface StageResult {
   /** Summed CPU of every process ÷ (2 cores · seconds): 1 = both cores busy the whole time. */
   readonly coresBusy: number;
   readonly note?: string | undefined;
+  readonly timeline?: readonly TimelinePoint[];
 }
 
 function stage(
@@ -177,6 +186,13 @@ interface VariantRun {
 const handled = async (metrics: BenchWorkerMetrics) =>
   (await metrics.events.get()).values.reduce((sum, v) => sum + v.value, 0);
 
+/** Events per apply call (one company transaction group): how batched ingest's writes were. */
+async function eventsPerApply(metrics: BenchWorkerMetrics, events: number): Promise<string> {
+  const calls =
+    (await metrics.batchDuration.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
+  return calls > 0 ? `${calls} apply calls, ${Math.round(events / calls)} events each` : 'no apply call';
+}
+
 function freshDir(run: VariantRun): string {
   const dir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
   run.dirs.push(dir);
@@ -199,17 +215,36 @@ async function wholeStage(run: VariantRun) {
     const start = performance.now();
     const cpu0 = sampleCpu(run.stackDir);
     let inKafkaAt: number | undefined;
+    // Every second: what each process spent and how far Kafka and ingest got, to see who waits.
+    const timeline: TimelinePoint[] = [];
+    let last = { at: start, cpu: cpu0 };
     const done = await waitFor(
       'whole pipeline',
       seeded.rows,
       async () => {
-        if (
-          inKafkaAt === undefined &&
-          (await eventsInTopics(run.admin, connector.topicPrefix)) >= seeded.rows
-        ) {
-          inKafkaAt = performance.now();
+        const inKafka = await eventsInTopics(run.admin, connector.topicPrefix);
+        if (inKafkaAt === undefined && inKafka >= seeded.rows) inKafkaAt = performance.now();
+        const applied = await handled(live.metrics);
+        const now = performance.now();
+        if (now - last.at >= 1000) {
+          const cpu = sampleCpu(run.stackDir);
+          const spent = cpuBetween(last.cpu, cpu);
+          const share = (p: keyof CpuSample) => round2(spent[p] / ((now - last.at) / 1000));
+          timeline.push({
+            s: round2((now - start) / 1000),
+            inKafka,
+            applied,
+            cores: {
+              postgres: share('postgres'),
+              connect: share('connect'),
+              kafka: share('kafka'),
+              registry: share('registry'),
+              bench: share('bench'),
+            },
+          });
+          last = { at: now, cpu };
         }
-        return handled(live.metrics);
+        return applied;
       },
       run.timeoutMs,
     );
@@ -218,7 +253,8 @@ async function wholeStage(run: VariantRun) {
     return {
       seeded,
       result: stage('whole', seeded.rows, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
-        note: inKafka && `every event in Kafka ${inKafka} s after the seed's commit`,
+        timeline,
+        note: `${inKafka ? `every event in Kafka ${inKafka} s after the seed's commit; ` : ''}${await eventsPerApply(live.metrics, seeded.rows)}`,
       }),
     };
   } finally {
@@ -287,7 +323,7 @@ async function ingestStage(run: VariantRun, topicPrefix: string, events: number)
       : undefined;
     return stage('ingest', events, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
       steadyEventsPerSecond: steady,
-      note: 'from the worker start (apply thread, group join, first fetch included)',
+      note: `from the worker start (apply thread, group join, first fetch included); ${await eventsPerApply(alone.metrics, events)}`,
     });
   } finally {
     alone.worker.stop();
