@@ -31,7 +31,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadAvscTypes } from '@pda/ingest';
+import { loadAvscTypes, registerKafkajsCodecs } from '@pda/ingest';
 import type { ProjectionDb } from '@pda/projections/model';
 import { openCompanyReader } from '@pda/projections/read';
 import { Kafka, logLevel } from 'kafkajs';
@@ -127,6 +127,7 @@ async function main() {
   log(`ingest caught up with the existing topics in ${Math.round(performance.now() - caughtUpStart)} ms`);
 
   // ---- peer: when each token reaches Kafka ----
+  registerKafkajsCodecs(); // the connector's zstd batches
   const kafka = new Kafka({ clientId: run, brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
   const tokenPattern = new RegExp(`(${run}-\\d+)`);
   const peer = kafka.consumer({ groupId: `${run}-peer`, maxWaitTimeInMs: 50 });

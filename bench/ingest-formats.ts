@@ -10,7 +10,7 @@
  *   - Avro through the schema registry (the Confluent wire format Apicurio's converter writes), with
  *     the REAL writer schemas Debezium registered (test/fixtures/debezium-avro/schemas.json),
  *     registered in the stack's registry under this run's subjects; ingest fetches them by id;
- * each once uncompressed and once with gzip producer compression, in record batches of at most
+ * each uncompressed, with gzip and with zstd producer compression (--compressions), in record batches of at most
  * --batch-bytes uncompressed bytes per topic (Kafka Connect's producer default, batch.size 16 KB).
  * For each: bytes per event on the broker's disk (the topics' log segment files in the stack's
  * Kafka data dir, divided by the events), kafkajs consume + decode on one thread (the main thread's
@@ -31,6 +31,7 @@ import {
   loadAvscTypes,
   parseReplayLine,
   type RawRecord,
+  registerKafkajsCodecs,
   WriterSchemas,
 } from '@pda/ingest';
 import {
@@ -56,16 +57,21 @@ const { values: args } = parseArgs({
     companies: { type: 'string', default: '300' },
     'decode-sample': { type: 'string', default: '50000' },
     'batch-bytes': { type: 'string', default: '16384' },
+    compressions: { type: 'string', default: 'none,gzip,zstd' },
   },
 });
 const N = Number(args.events);
 const COMPANIES = Number(args.companies);
 const SAMPLE = Math.min(Number(args['decode-sample']), N);
 const BATCH_BYTES = Number(args['batch-bytes']);
-const COMPRESSIONS = [
+// zstd through the codec ingest registers (Node's zlib): what the connector writes since the
+// pipeline benchmark measured its cost (bench/pipeline.ts). `--compressions` picks a subset.
+const ALL_COMPRESSIONS = [
   ['none', CompressionTypes.None],
   ['gzip', CompressionTypes.GZIP],
+  ['zstd', CompressionTypes.ZSTD],
 ] as const;
+const COMPRESSIONS = ALL_COMPRESSIONS.filter(([name]) => args.compressions.split(',').includes(name));
 
 type Format = 'json-inline-schema' | 'json-schemaless' | 'avro';
 const FORMATS: readonly Format[] = ['json-inline-schema', 'json-schemaless', 'avro'];
@@ -307,6 +313,7 @@ function applyAlone(changes: readonly Change[]) {
 
 async function main() {
   const loadAtStart = loadavg()[0] ?? 0;
+  registerKafkajsCodecs(); // zstd
   const kafka = new Kafka({ clientId: 'bench-formats', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
   const admin = kafka.admin();
   await admin.connect();
@@ -425,10 +432,12 @@ async function main() {
         },
         formats: results,
         decodeMicrosPerCapturedEvent: capturedDecode,
-        avroSteadyOverJsonInlineSchema: {
-          none: round(steady('avro', 'none') / steady('json-inline-schema', 'none')),
-          gzip: round(steady('avro', 'gzip') / steady('json-inline-schema', 'gzip')),
-        },
+        avroSteadyOverJsonInlineSchema: Object.fromEntries(
+          COMPRESSIONS.map(([name]) => [
+            name,
+            round(steady('avro', name) / steady('json-inline-schema', name)),
+          ]),
+        ),
       },
       null,
       2,

@@ -13,23 +13,28 @@ export interface BenchWorkerOptions {
 
 export type BenchWorkerMetrics = ReturnType<typeof createMetrics>;
 
+/** The INGEST_* variables of a benchmark worker: a new group into `dataDir`, admin port 0, warnings only. */
+export function benchWorkerEnv(options: Pick<BenchWorkerOptions, 'groupId' | 'topicPrefix' | 'dataDir'>) {
+  const registry = process.env.PDA_SCHEMA_REGISTRY_URL ?? readStackEnv().PDA_SCHEMA_REGISTRY_URL;
+  return {
+    INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
+    INGEST_GROUP_ID: options.groupId,
+    INGEST_TOPIC_PREFIX: options.topicPrefix,
+    INGEST_DATA_DIR: options.dataDir,
+    INGEST_ADMIN_PORT: '0',
+    INGEST_LOG_LEVEL: 'warn',
+    // The shipped connector writes Avro: the stack's registry, for the topics it wrote.
+    ...(registry ? { INGEST_SCHEMA_REGISTRY_URL: registry } : {}),
+  };
+}
+
 /** A worker from a new group into `dataDir`; admin port 0, warnings only; its metrics to read. */
 export function benchWorker(options: BenchWorkerOptions) {
   const metrics = createMetrics();
-  const registry = process.env.PDA_SCHEMA_REGISTRY_URL ?? readStackEnv().PDA_SCHEMA_REGISTRY_URL;
-  const worker = createWorker(
-    parseConfig({
-      INGEST_KAFKA_BROKERS: kafkaBrokers().join(','),
-      INGEST_GROUP_ID: options.groupId,
-      INGEST_TOPIC_PREFIX: options.topicPrefix,
-      INGEST_DATA_DIR: options.dataDir,
-      INGEST_ADMIN_PORT: '0',
-      INGEST_LOG_LEVEL: 'warn',
-      // The shipped connector writes Avro: the stack's registry, for the topics it wrote.
-      ...(registry ? { INGEST_SCHEMA_REGISTRY_URL: registry } : {}),
-      ...options.env,
-    }),
-    { logger: createLogger('warn'), avscTypes: options.avscTypes, metrics },
-  );
+  const worker = createWorker(parseConfig({ ...benchWorkerEnv(options), ...options.env }), {
+    logger: createLogger('warn'),
+    avscTypes: options.avscTypes,
+    metrics,
+  });
   return { worker, metrics };
 }

@@ -4,7 +4,7 @@
  *
  *   PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node pipeline.ts [--rows 200000] [--shapes one,many] [--formats avro,json]
- *        [--stages whole,snapshot,streaming,ingest,jdbc-sink] [--connector key=value ...] [--ingest INGEST_X=value ...]
+ *        [--stages whole,snapshot,streaming,ingest,rebuild,jdbc-sink] [--connector key=value ...] [--ingest INGEST_X=value ...]
  *
  * For each size, shape (one company of rows/2 sites with one contact each, or 100 companies
  * sharing them) and connector format, on a second database of the stack's PostgreSQL (stack.sh
@@ -19,18 +19,22 @@
  *              Kafka, nothing consuming;
  *   ingest     a fresh ingest worker (new group, empty data directory) on the streaming topics:
  *              start → every event applied;
+ *   rebuild    `rebuild` of that worker's directory (a new generation, swapped in) while a reader
+ *              polls one company through the data-directory link: rate, peak RSS, progress lines;
  *   jdbc-sink  Debezium's JDBC sink on the same topics into PostgreSQL (upserts), the peer.
  * Each stage reports its seconds, events/s and the CPU seconds of every process (PostgreSQL with
  * its children, Kafka, Connect, the registry, this process = ingest) over its interval, so its
  * share of the two cores shows. One JSON document on stdout, a Markdown summary on stderr.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AvscTypes, loadAvscTypes } from '@pda/ingest';
+import { type AvscTypes, loadAvscTypes, parseConfig, rebuild } from '@pda/ingest';
+import { openCompanyReader } from '@pda/projections/read';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
-import { type BenchWorkerMetrics, benchWorker } from './ingest-worker.ts';
+import pino from 'pino';
+import { type BenchWorkerMetrics, benchWorker, benchWorkerEnv } from './ingest-worker.ts';
 import { jdbcSinkAvailable, measureJdbcSink } from './jdbc-sink-peer.ts';
 import { renderPipelineReport } from './pipeline-report.ts';
 import {
@@ -58,7 +62,7 @@ const { values: args } = parseArgs({
     formats: { type: 'string', default: 'avro,json' },
     connector: { type: 'string', multiple: true, default: [] },
     ingest: { type: 'string', multiple: true, default: [] },
-    stages: { type: 'string', default: 'whole,snapshot,streaming,ingest,jdbc-sink' },
+    stages: { type: 'string', default: 'whole,snapshot,streaming,ingest,rebuild,jdbc-sink' },
     'many-companies': { type: 'string', default: '100' },
   },
 });
@@ -83,7 +87,7 @@ const FORMATS = args.formats.split(',') as ConnectorFormat[];
 const SIZES = args.rows.split(',').map(Number);
 const STAGES = new Set(args.stages.split(','));
 for (const name of STAGES) {
-  if (!['whole', 'snapshot', 'streaming', 'ingest', 'jdbc-sink'].includes(name))
+  if (!['whole', 'snapshot', 'streaming', 'ingest', 'rebuild', 'jdbc-sink'].includes(name))
     throw new Error(`--stages: ${name}?`);
 }
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -299,16 +303,18 @@ async function streamingStage(run: VariantRun) {
   return {
     topicPrefix: connector.topicPrefix,
     events: seeded.rows,
+    companyIds: seeded.companyIds,
     result: stage('streaming', seeded.rows, (done.at - start) / 1000, cpuBetween(cpu0, cpu1)),
   };
 }
 
 /** A fresh worker (new group, empty directory) on filled topics: start → every event applied. */
 async function ingestStage(run: VariantRun, topicPrefix: string, events: number) {
+  const dataDir = freshDir(run);
   const alone = benchWorker({
     groupId: `${topicPrefix}-alone`,
     topicPrefix,
-    dataDir: freshDir(run),
+    dataDir,
     avscTypes: run.avscTypes,
     env: INGEST_ENV,
   });
@@ -321,10 +327,11 @@ async function ingestStage(run: VariantRun, topicPrefix: string, events: number)
     const steady = done.first
       ? Math.round((events - done.first.done) / ((done.at - done.first.at) / 1000))
       : undefined;
-    return stage('ingest', events, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
+    const result = stage('ingest', events, (done.at - start) / 1000, cpuBetween(cpu0, cpu1), {
       steadyEventsPerSecond: steady,
       note: `from the worker start (apply thread, group join, first fetch included); ${await eventsPerApply(alone.metrics, events)}`,
     });
+    return { result, dataDir };
   } finally {
     alone.worker.stop();
     await running;
@@ -345,6 +352,86 @@ async function jdbcSinkStage(run: VariantRun, topicPrefix: string, events: numbe
     steadyEventsPerSecond: sink.steadyEventsPerSecond ?? undefined,
     note: `${sink.connector}, batch.size 2000, 1 task, ${sink.rowsWritten} rows written`,
   });
+}
+
+/**
+ * `rebuild` of the ingest stage's data directory (a new generation from the earliest offsets, swapped
+ * in): its rate, this process's peak RSS (the builder runs here, apply thread included), its progress
+ * lines, and a reader of one company polled through the data-directory link every 100 ms the way
+ * the api reads (reopened when the link's target changes): it must see every row at every moment.
+ */
+async function rebuildStage(
+  run: VariantRun,
+  built: { topicPrefix: string; events: number; dataDir: string },
+  company: string,
+) {
+  const { topicPrefix, events, dataDir } = built;
+  const progress: string[] = [];
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        const entry = JSON.parse(line) as { msg?: string };
+        if (entry.msg === 'catching up' || entry.msg === 'caught up') progress.push(line.trim());
+      },
+    },
+  );
+  const expected = sitesOf(dataDir, company);
+  let minSeen = expected;
+  let reads = 0;
+  let swaps = 0;
+  let peakRss = process.memoryUsage().rss;
+  let reading = true;
+  const reader = (async () => {
+    let target = realpathSync(dataDir);
+    while (reading) {
+      const now = realpathSync(dataDir);
+      if (now !== target) {
+        swaps++;
+        target = now;
+      }
+      minSeen = Math.min(minSeen, sitesOf(dataDir, company));
+      reads++;
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      await sleep(100);
+    }
+  })();
+  const cpu0 = sampleCpu(run.stackDir);
+  const start = performance.now();
+  try {
+    await rebuild(
+      parseConfig({
+        ...benchWorkerEnv({ groupId: `${topicPrefix}-rebuild`, topicPrefix, dataDir }),
+        INGEST_LOG_LEVEL: 'info',
+        ...INGEST_ENV,
+      }),
+      { logger, avscTypes: run.avscTypes, adoptPlainDirectory: true },
+    );
+  } finally {
+    reading = false;
+    await reader;
+  }
+  const seconds = (performance.now() - start) / 1000;
+  const cpu1 = sampleCpu(run.stackDir);
+  const after = sitesOf(dataDir, company);
+  if (minSeen < expected || after !== expected) {
+    throw new Error(
+      `rebuild: a reader saw ${minSeen} sites (${after} after the swap), expected ${expected} throughout`,
+    );
+  }
+  return stage('rebuild', events, seconds, cpuBetween(cpu0, cpu1), {
+    note: `peak RSS ${Math.round(peakRss / 2 ** 20)} MiB; a reader saw all ${expected} sites of one company in each of ${reads} reads, ${swaps} swap; ${progress.length} progress lines, last: ${progress.at(-1) ?? 'none'}`,
+  });
+}
+
+/** The sites of `company` as a reader of the data directory sees them now. */
+function sitesOf(dataDir: string, company: string): number {
+  const db = openCompanyReader(dataDir, company);
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM sites').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 async function runVariant(rows: number, shape: 'one' | 'many', format: ConnectorFormat) {
@@ -389,7 +476,14 @@ async function runVariant(rows: number, shape: 'one' | 'many', format: Connector
     if (wanted('streaming') || wanted('ingest') || wanted('jdbc-sink')) {
       const streamed = await streamingStage(run);
       stages.push(streamed.result);
-      if (wanted('ingest')) stages.push(await ingestStage(run, streamed.topicPrefix, streamed.events));
+      if (wanted('ingest')) {
+        const alone = await ingestStage(run, streamed.topicPrefix, streamed.events);
+        stages.push(alone.result);
+        if (wanted('rebuild')) {
+          const built = { ...streamed, dataDir: alone.dataDir };
+          stages.push(await rebuildStage(run, built, streamed.companyIds[0] as string));
+        }
+      }
       if (wanted('jdbc-sink')) {
         if (await jdbcSinkAvailable()) {
           stages.push(await jdbcSinkStage(run, streamed.topicPrefix, streamed.events, format));

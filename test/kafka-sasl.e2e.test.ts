@@ -17,6 +17,7 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { registerKafkajsCodecs } from '@pda/ingest';
 import { readStackEnv } from '@pda/ops/stack';
 import { openCompanyReader } from '@pda/projections/read';
 import { freePort } from '@pda/projections/testing';
@@ -147,6 +148,7 @@ async function startRegistryProxy(): Promise<void> {
 }
 
 function saslClient(user: 'ingest' | 'other' | 'connect'): Kafka {
+  registerKafkajsCodecs();
   return new Kafka({
     clientId: `pda-sasl-e2e-${user}`,
     brokers: [need('PDA_KAFKA_SASL_BROKERS')],

@@ -4,6 +4,8 @@ export { type ApplySink, inProcessSink, type SynchronousWriter } from './apply/s
 export { ConfigError, type IngestConfig, parseConfig } from './config.ts';
 export * from './decode/index.ts';
 export { DATA_TOPIC_CONFIG_ENTRIES } from './kafka/data-topics.ts';
+// Other kafkajs consumers of the CDC topics (tests, benchmarks) need the codecs the connector may write with.
+export { registerCodecs as registerKafkajsCodecs } from './kafka/kafkajs/codecs.ts';
 export { memberFilePath, readRecordedMember } from './kafka/predecessor.ts';
 export { createLogger } from './logger.ts';
 export { createMetrics, type IngestMetrics } from './ops/metrics.ts';

@@ -2,6 +2,7 @@
 // pg / kafkajs clients from its addresses (read by readStackEnv of @pda/ops/stack), polling for a condition.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registerKafkajsCodecs } from '@pda/ingest';
 import { loadStackEnv, stackEnvFile } from '@pda/ops/stack';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
@@ -79,6 +80,8 @@ export async function inTransaction(pool: pg.Pool, statements: Array<[string, un
 }
 
 export function kafkaClient(clientId: string, env = stackEnv()): Kafka {
+  // The connector compresses with zstd (ops/stack/connector.json), which kafkajs alone cannot read.
+  registerKafkajsCodecs();
   return new Kafka({ clientId, brokers: env.kafkaBrokers, logLevel: logLevel.WARN });
 }
 

@@ -14,6 +14,7 @@ import type {
   KafkaClientOptions,
   TopicPartitions,
 } from '../client.ts';
+import { registerCodecs } from './codecs.ts';
 import { isRetriable, isSaslAuthenticationFailure } from './errors.ts';
 import { leaveGroupAs } from './leave-group.ts';
 import { kafkaLogCreator } from './log-bridge.ts';
@@ -25,6 +26,7 @@ const { ConfigResourceTypes } = kafkajs;
 const BROKER_RETRY = { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 };
 
 export function createKafkajsClient(options: KafkaClientOptions): KafkaClient {
+  registerCodecs();
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
