@@ -1,5 +1,6 @@
 /** The ingest worker as the benchmarks run it: in this process, on the running stack's Kafka. */
 import { type AvscTypes, createLogger, createMetrics, createWorker, parseConfig } from '@pda/ingest';
+import pino from 'pino';
 import { kafkaBrokers, readStackEnv } from './stack-env.ts';
 
 export interface BenchWorkerOptions {
@@ -32,7 +33,8 @@ export function benchWorkerEnv(options: Pick<BenchWorkerOptions, 'groupId' | 'to
 export function benchWorker(options: BenchWorkerOptions) {
   const metrics = createMetrics();
   const worker = createWorker(parseConfig({ ...benchWorkerEnv(options), ...options.env }), {
-    logger: createLogger('warn'),
+    // stderr: the benchmarks print their JSON document on stdout.
+    logger: createLogger('warn', 'ingest', pino.destination(2)),
     avscTypes: options.avscTypes,
     metrics,
   });

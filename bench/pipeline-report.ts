@@ -79,3 +79,70 @@ export function renderPipelineReport(report: Report): string {
   ];
   return [...head, ...report.variants.map((v) => variantTable(v, m.cpus))].join('\n\n');
 }
+
+/**
+ * Before/after pairs: the same variant run with two settings (two pipeline.ts documents each, same
+ * order), one table per variant with each stage's events/s and summed CPU µs/event side by side.
+ */
+export function renderPipelinePairs(pairs: readonly { before: Report; after: Report }[]): string {
+  const lines = [
+    '| variant | stage | events/s before → after | × | CPU µs/event summed, before → after | Connect µs/event | Kafka µs/event | ingest µs/event |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  const ratios: string[] = [];
+  for (const { before, after } of pairs) {
+    for (const [i, b] of before.variants.entries()) {
+      const a = after.variants[i];
+      if (!a) continue;
+      const name = `${num(b.rows)} ${b.shape === 'one' ? 'one company' : 'many'} ${b.format}`;
+      for (const s of b.stages) {
+        const t = a.stages.find((x) => x.stage === s.stage);
+        if (!t) continue;
+        const us = (r: StageResult, p?: keyof CpuSample) =>
+          usPerEvent(p ? r.cpuSeconds[p] : summed(r.cpuSeconds), r.events);
+        lines.push(
+          `| ${name} | ${s.stage} | ${num(s.eventsPerSecond)} → ${num(t.eventsPerSecond)} | ${(t.eventsPerSecond / s.eventsPerSecond).toFixed(2)} | ${us(s)} → ${us(t)} | ${us(s, 'connect')} → ${us(t, 'connect')} | ${us(s, 'kafka')} → ${us(t, 'kafka')} | ${us(s, 'bench')} → ${us(t, 'bench')} |`,
+        );
+      }
+      const ratio = (r: Variant) => {
+        const whole = r.stages.find((x) => x.stage === 'whole');
+        const ingest = r.stages.find((x) => x.stage === 'ingest');
+        if (!whole || !ingest) return 'n/a';
+        const cpuBound = whole.events / (summed(whole.cpuSeconds) / before.machine.cpus);
+        return `${(whole.eventsPerSecond / ingest.eventsPerSecond).toFixed(2)} of ingest alone, ${(whole.eventsPerSecond / cpuBound).toFixed(2)} of the CPU-bound rate`;
+      };
+      ratios.push(`- ${name}: whole pipeline before ${ratio(b)}; after ${ratio(a)}`);
+    }
+  }
+  const loads = pairs
+    .map(
+      (p) =>
+        `${p.before.machine.loadAverageAtStart.toFixed(1)}/${p.after.machine.loadAverageAtStart.toFixed(1)}`,
+    )
+    .join(', ');
+  return [
+    ...lines,
+    '',
+    ...ratios,
+    '',
+    `Load average at the start of each run (before/after): ${loads}.`,
+  ].join('\n');
+}
+
+// `node pipeline-report.ts before.json after.json [before2.json after2.json …]`: the pairs as Markdown.
+if (import.meta.main) {
+  const { readFileSync } = await import('node:fs');
+  const files = process.argv.slice(2);
+  if (files.length === 0 || files.length % 2 !== 0) {
+    process.stderr.write(
+      'usage: node pipeline-report.ts before.json after.json [before.json after.json …]\n',
+    );
+    process.exit(2);
+  }
+  const read = (f: string) => JSON.parse(readFileSync(f, 'utf8')) as Report;
+  const pairs = [];
+  for (let i = 0; i < files.length; i += 2) {
+    pairs.push({ before: read(files[i] as string), after: read(files[i + 1] as string) });
+  }
+  process.stdout.write(`${renderPipelinePairs(pairs)}\n`);
+}
