@@ -1,8 +1,8 @@
 /**
  * CPU time of the native stack's processes (PostgreSQL with every child of its postmaster, Kafka,
  * Kafka Connect, the schema registry) and of this process, from /proc: what each stage of the
- * pipeline spends, so a benchmark can say which process holds the two cores. A process that exits
- * between two samples (a short-lived backend) is missed; the long-lived ones (walsender, JVMs) are not.
+ * pipeline spends, so a benchmark can say which process holds the two cores. PostgreSQL's backends
+ * count after they exit too (the postmaster's reaped-children time); for the JVMs, their own pid.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +19,8 @@ interface ProcStat {
   readonly pid: number;
   readonly ppid: number;
   readonly cpuSeconds: number;
+  /** CPU of its children that exited and were waited for (how a backend's CPU outlives it). */
+  readonly reapedChildrenCpuSeconds: number;
 }
 
 function readStat(pid: number): ProcStat | undefined {
@@ -30,11 +32,12 @@ function readStat(pid: number): ProcStat | undefined {
   }
   // The command name (field 2) is in parentheses and may hold spaces: split after its closing one.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // After the name: state(3) ppid(4) … utime(14) stime(15), i.e. indices 1, 11 and 12 here.
+  // After the name: state(3) ppid(4) … utime(14) stime(15) cutime(16) cstime(17): indices 1, 11–14 here.
   return {
     pid,
     ppid: Number(fields[1]),
     cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    reapedChildrenCpuSeconds: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
   };
 }
 
@@ -64,9 +67,13 @@ export function sampleCpu(stackDir: string): CpuSample {
   };
   const usage = process.cpuUsage();
   return {
-    postgres: stats
-      .filter((s) => s.pid === postmaster || s.ppid === postmaster)
-      .reduce((sum, s) => sum + s.cpuSeconds, 0),
+    // The live children, plus those that exited (the postmaster reaps every backend): a JDBC
+    // sink's connections close with its connector, before the stage's last sample.
+    postgres:
+      stats
+        .filter((s) => s.pid === postmaster || s.ppid === postmaster)
+        .reduce((sum, s) => sum + s.cpuSeconds, 0) +
+      (stats.find((s) => s.pid === postmaster)?.reapedChildrenCpuSeconds ?? 0),
     kafka: javaCpu('kafka'),
     connect: javaCpu('connect'),
     registry: javaCpu('registry'),
