@@ -145,13 +145,36 @@ export async function startBenchConnector(options: BenchConnectorOptions): Promi
   };
 }
 
-/** Stops the stack's own connector for the run (its walsender would decode the run's WAL too). */
-export async function stopStackConnector(): Promise<() => Promise<void>> {
-  const name = readStackEnv().PDA_CONNECTOR_NAME ?? 'pda-postgres';
-  await connectRest(`/connectors/${name}/stop`, { method: 'PUT' });
-  return async () => {
-    await connectRest(`/connectors/${name}/resume`, { method: 'PUT' });
-  };
+/**
+ * The run writes gigabytes of WAL in its own database. The stack's slot keeps WAL until its
+ * connector confirms a position, which it does on changes in the stack's database: past
+ * max_slot_wal_keep_size (2 GB in ops/stack) PostgreSQL invalidates the slot, and the stack's
+ * connector cannot stream again until `stack.sh down` and `up` (a new slot, a new snapshot).
+ */
+export async function warnIfStackSlotLost(): Promise<void> {
+  const env = readStackEnv();
+  const client = new pg.Client({
+    host: env.PDA_PG_HOST,
+    port: Number(env.PDA_PG_PORT),
+    database: env.PDA_PG_DATABASE,
+    user: env.PDA_PG_USER,
+    password: env.PDA_PG_PASSWORD,
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ wal_status: string }>(
+      'SELECT wal_status FROM pg_replication_slots WHERE slot_name = $1',
+      [env.PDA_SLOT_NAME ?? 'pda_slot'],
+    );
+    const status = rows[0]?.wal_status;
+    if (status === 'lost' || status === 'unreserved') {
+      process.stderr.write(
+        `pipeline: WARNING the stack's replication slot is ${status} (the run's WAL passed max_slot_wal_keep_size): run bash ops/stack/stack.sh down, then up\n`,
+      );
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /** The data topics under `prefix` (`<prefix>.public.<table>`) that exist now. */
