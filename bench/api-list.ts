@@ -20,7 +20,6 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
-import pg from 'pg';
 import { listFixture } from './api-fixture.ts';
 import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
 import { measurePacedWithWrk, wrkAvailable } from './api-measure-wrk.ts';
@@ -28,7 +27,7 @@ import { ensurePgSites } from './api-peer-pg-data.ts';
 import { answersHealth, printedReady, type Server, startServer } from './api-processes.ts';
 import { renderReport } from './api-report.ts';
 import { walkToPage } from './api-walk.ts';
-import { readStackEnv } from './stack-env.ts';
+import { readStackEnv, stackPgClient } from './stack-env.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -143,13 +142,7 @@ try {
   if (args['no-pg'] || pgEnv.PDA_PG_HOST === undefined) {
     notes.push('PostgreSQL peer skipped (--no-pg or no <stack dir>/env).');
   } else {
-    const client = new pg.Client({
-      host: pgEnv.PDA_PG_HOST,
-      port: Number(pgEnv.PDA_PG_PORT),
-      database: pgEnv.PDA_PG_DATABASE,
-      user: pgEnv.PDA_PG_USER,
-      password: pgEnv.PDA_PG_PASSWORD,
-    });
+    const client = stackPgClient();
     await client.connect();
     try {
       log('loading the PostgreSQL peer table (once)');

@@ -14,8 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
-import pg from 'pg';
-import { readStackEnv, repoRoot } from './stack-env.ts';
+import { connectRest, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
 
 export interface JdbcSinkSettings {
   /** Records per JDBC batch (the sink's `batch.size`) and per consumer poll (`max.poll.records`). */
@@ -39,38 +38,9 @@ export interface JdbcSinkResult {
 
 const PLUGIN_CLASS = 'io.debezium.connector.jdbc.JdbcSinkConnector';
 
-function connectUrl(): string {
-  const url = process.env.PDA_CONNECT_URL ?? readStackEnv().PDA_CONNECT_URL;
-  if (!url) throw new Error('no PDA_CONNECT_URL: start the stack (bash ops/stack/stack.sh up)');
-  return url;
-}
-
-async function connectJson(path: string, init?: RequestInit): Promise<unknown> {
-  const response = await fetch(`${connectUrl()}${path}`, {
-    ...init,
-    headers: { 'content-type': 'application/json' },
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await response.text();
-  if (!response.ok)
-    throw new Error(`Kafka Connect ${init?.method ?? 'GET'} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
 export async function jdbcSinkAvailable(): Promise<boolean> {
-  const plugins = (await connectJson('/connector-plugins')) as { class: string }[];
+  const plugins = (await connectRest('/connector-plugins')) as { class: string }[];
   return plugins.some((p) => p.class === PLUGIN_CLASS);
-}
-
-function pgClient() {
-  const env = readStackEnv();
-  return new pg.Client({
-    host: env.PDA_PG_HOST,
-    port: Number(env.PDA_PG_PORT),
-    database: env.PDA_PG_DATABASE,
-    user: env.PDA_PG_USER,
-    password: env.PDA_PG_PASSWORD,
-  });
 }
 
 async function committedTotal(admin: Admin, groupId: string, topics: string[]): Promise<number> {
@@ -81,7 +51,7 @@ async function committedTotal(admin: Admin, groupId: string, topics: string[]): 
 }
 
 async function failedTrace(name: string): Promise<string | undefined> {
-  const status = (await connectJson(`/connectors/${name}/status`)) as {
+  const status = (await connectRest(`/connectors/${name}/status`)) as {
     connector: { state: string; trace?: string };
     tasks: { state: string; trace?: string }[];
   };
@@ -109,7 +79,7 @@ export async function measureJdbcSink(
   const env = readStackEnv();
   const name = `${prefix}-jdbc-sink`;
   const schema = `${prefix}_jdbc_sink`;
-  const client = pgClient();
+  const client = stackPgClient();
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
   const config = {
@@ -135,7 +105,7 @@ export async function measureJdbcSink(
   };
   const groupId = `connect-${name}`;
   const start = performance.now();
-  await connectJson(`/connectors/${name}/config`, { method: 'PUT', body: JSON.stringify(config) });
+  await connectRest(`/connectors/${name}/config`, { method: 'PUT', body: JSON.stringify(config) });
   let firstProgress: { at: number; done: number } | undefined;
   let done = 0;
   try {
@@ -169,7 +139,7 @@ export async function measureJdbcSink(
       rowsWritten,
     };
   } finally {
-    await connectJson(`/connectors/${name}`, { method: 'DELETE' }).catch(() => {});
+    await connectRest(`/connectors/${name}`, { method: 'DELETE' }).catch(() => {});
     await admin.deleteGroups([groupId]).catch(() => {});
     await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
     await client.end();
@@ -182,6 +152,6 @@ function converterSettings(format: 'avro' | 'json'): Record<string, string> {
 }
 
 async function pluginVersion(): Promise<string> {
-  const plugins = (await connectJson('/connector-plugins')) as { class: string; version: string }[];
+  const plugins = (await connectRest('/connector-plugins')) as { class: string; version: string }[];
   return plugins.find((p) => p.class === PLUGIN_CLASS)?.version ?? 'unknown';
 }

@@ -9,28 +9,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SeedCounts, seedDatabase } from '@pda/ops/seed';
 import type { Admin } from 'kafkajs';
-import pg from 'pg';
-import { readStackEnv, repoRoot } from './stack-env.ts';
+import { connectRest, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
 
 export type ConnectorFormat = 'avro' | 'json';
-
-function connectUrl(): string {
-  const url = process.env.PDA_CONNECT_URL ?? readStackEnv().PDA_CONNECT_URL;
-  if (!url) throw new Error('no PDA_CONNECT_URL: start the stack (bash ops/stack/stack.sh up)');
-  return url;
-}
-
-export async function connectRest(path: string, init?: RequestInit): Promise<unknown> {
-  const response = await fetch(`${connectUrl()}${path}`, {
-    ...init,
-    headers: { 'content-type': 'application/json' },
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await response.text();
-  if (!response.ok)
-    throw new Error(`Kafka Connect ${init?.method ?? 'GET'} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 function stackScript(...args: string[]): void {
   execFileSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), ...args], {
@@ -48,14 +29,7 @@ export function dropBenchDatabase(name: string): void {
 
 /** Seeds `counts` into `database` in one transaction (ops' seed); returns the rows and the seconds. */
 export async function seedBenchDatabase(database: string, counts: SeedCounts, seed: string) {
-  const env = readStackEnv();
-  const client = new pg.Client({
-    host: env.PDA_PG_HOST,
-    port: Number(env.PDA_PG_PORT),
-    database,
-    user: env.PDA_PG_USER,
-    password: env.PDA_PG_PASSWORD,
-  });
+  const client = stackPgClient(database);
   await client.connect();
   const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
   try {
@@ -153,13 +127,7 @@ export async function startBenchConnector(options: BenchConnectorOptions): Promi
  */
 export async function warnIfStackSlotLost(): Promise<void> {
   const env = readStackEnv();
-  const client = new pg.Client({
-    host: env.PDA_PG_HOST,
-    port: Number(env.PDA_PG_PORT),
-    database: env.PDA_PG_DATABASE,
-    user: env.PDA_PG_USER,
-    password: env.PDA_PG_PASSWORD,
-  });
+  const client = stackPgClient();
   await client.connect();
   try {
     const { rows } = await client.query<{ wal_status: string }>(

@@ -1,6 +1,7 @@
 /** The running native stack's addresses, read by @pda/ops/stack (<stack dir>/env, written by ops/stack/stack.sh up). */
 import { join } from 'node:path';
 import { readStackEnv } from '@pda/ops/stack';
+import pg from 'pg';
 
 export { readStackEnv, stackEnvFile } from '@pda/ops/stack';
 
@@ -11,4 +12,31 @@ export function kafkaBrokers(): string[] {
   const brokers = process.env.PDA_KAFKA_BROKERS ?? readStackEnv().PDA_KAFKA_BROKERS;
   if (!brokers) throw new Error('no PDA_KAFKA_BROKERS: start the stack (bash ops/stack/stack.sh up)');
   return brokers.split(',');
+}
+
+/** A client of the stack's PostgreSQL as its application user; `database` defaults to the stack's. */
+export function stackPgClient(database?: string): pg.Client {
+  const env = readStackEnv();
+  return new pg.Client({
+    host: env.PDA_PG_HOST,
+    port: Number(env.PDA_PG_PORT),
+    database: database ?? env.PDA_PG_DATABASE,
+    user: env.PDA_PG_USER,
+    password: env.PDA_PG_PASSWORD,
+  });
+}
+
+/** Kafka Connect's REST api (PDA_CONNECT_URL): the parsed JSON answer; throws on a non-2xx. */
+export async function connectRest(path: string, init?: RequestInit): Promise<unknown> {
+  const url = process.env.PDA_CONNECT_URL ?? readStackEnv().PDA_CONNECT_URL;
+  if (!url) throw new Error('no PDA_CONNECT_URL: start the stack (bash ops/stack/stack.sh up)');
+  const response = await fetch(`${url}${path}`, {
+    ...init,
+    headers: { 'content-type': 'application/json' },
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await response.text();
+  if (!response.ok)
+    throw new Error(`Kafka Connect ${init?.method ?? 'GET'} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
 }
