@@ -172,37 +172,27 @@ pg_database_create() {
 pg_database_drop() {
   pg_database_name_ok "$1"
   pg_running || die "PostgreSQL is not running"
+  pg_drop_slots "$1"
   pg_psql_super -d postgres -v dbname="$1" >>"$PG_LOG.provision" 2>&1 <<'SQL' || die "dropping database $1 failed; see $PG_LOG.provision"
-SET pda.dbname = :'dbname';
-DO $$
-DECLARE s record;
-BEGIN
-  FOR s IN SELECT slot_name FROM pg_replication_slots WHERE database = current_setting('pda.dbname') LOOP
-    -- A connector still running reconnects: terminate until the slot is released, at most ~10 s.
-    FOR i IN 1..100 LOOP
-      PERFORM pg_terminate_backend(active_pid) FROM pg_replication_slots
-        WHERE slot_name = s.slot_name AND active_pid IS NOT NULL;
-      EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = s.slot_name AND active);
-      PERFORM pg_sleep(0.1);
-    END LOOP;
-    PERFORM pg_drop_replication_slot(s.slot_name);
-  END LOOP;
-END $$;
 SELECT format('DROP DATABASE IF EXISTS %I WITH (FORCE)', :'dbname') \gexec
 SQL
   log "database $1 dropped"
 }
 
 # Every slot of this private cluster is ours (the connector's or a test's): drop them all so none
-# pins WAL while the stack is down. Active ones are disconnected first (Connect should be stopped).
+# pins WAL while the stack is down, or (with a database name) those of that database only. Active
+# ones are disconnected first (Connect should be stopped; a connector still running reconnects, so
+# each is terminated until released, at most ~10 s).
 pg_drop_slots() {
   pg_running || return 0
   local out
-  out="$(pg_psql_super -d postgres 2>&1 <<'SQL'
+  out="$(pg_psql_super -d postgres -v only_database="${1:-}" 2>&1 <<'SQL'
+SET pda.only_database = :'only_database';
 DO $$
 DECLARE s record;
 BEGIN
-  FOR s IN SELECT slot_name FROM pg_replication_slots LOOP
+  FOR s IN SELECT slot_name FROM pg_replication_slots
+    WHERE current_setting('pda.only_database') = '' OR database = current_setting('pda.only_database') LOOP
     -- pg_terminate_backend only signals: poll until the slot is released, at most ~10 s.
     FOR i IN 1..100 LOOP
       PERFORM pg_terminate_backend(active_pid) FROM pg_replication_slots
