@@ -11,10 +11,8 @@
  * topic. Connect commits sink offsets every offset.flush.interval.ms (1 s in the stack), so the
  * elapsed time is exact to about a second; the rows written are counted afterwards as a check.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
-import { connectRest, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
+import { connectRest, converterSettings, readStackEnv, stackPgClient } from './stack-env.ts';
 
 export interface JdbcSinkSettings {
   /** Records per JDBC batch (the sink's `batch.size`) and per consumer poll (`max.poll.records`). */
@@ -144,11 +142,6 @@ export async function measureJdbcSink(
     await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
     await client.end();
   }
-}
-
-/** The same converter settings the source connector writes with (Avro needs the registry's). */
-function converterSettings(format: 'avro' | 'json'): Record<string, string> {
-  return JSON.parse(readFileSync(join(repoRoot, 'ops/stack/converters', `${format}.json`), 'utf8'));
 }
 
 async function pluginVersion(): Promise<string> {

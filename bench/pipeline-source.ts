@@ -5,11 +5,11 @@
  * asked, another converter — so a run never touches the stack's own topics or slot.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SeedCounts, seedDatabase } from '@pda/ops/seed';
 import type { Admin } from 'kafkajs';
-import { connectRest, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
+import { connectRest, converterSettings, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
 
 export type ConnectorFormat = 'avro' | 'json';
 
@@ -53,10 +53,7 @@ async function stackConnectorConfig(format: ConnectorFormat): Promise<Record<str
     if (key === 'name' || key.startsWith('key.converter') || key.startsWith('value.converter')) continue;
     config[key] = value;
   }
-  const converters = JSON.parse(
-    readFileSync(join(repoRoot, 'ops/stack/converters', `${format}.json`), 'utf8'),
-  ) as Record<string, string>;
-  return { ...config, ...converters };
+  return { ...config, ...converterSettings(format) };
 }
 
 export interface BenchConnector {

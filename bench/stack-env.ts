@@ -1,4 +1,5 @@
 /** The running native stack's addresses, read by @pda/ops/stack (<stack dir>/env, written by ops/stack/stack.sh up). */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readStackEnv } from '@pda/ops/stack';
 import pg from 'pg';
@@ -39,4 +40,9 @@ export async function connectRest(path: string, init?: RequestInit): Promise<unk
   if (!response.ok)
     throw new Error(`Kafka Connect ${init?.method ?? 'GET'} ${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+/** A connector's key and value converter settings for `format` (ops/stack/converters/<format>.json). */
+export function converterSettings(format: 'avro' | 'json'): Record<string, string> {
+  return JSON.parse(readFileSync(join(repoRoot, 'ops/stack/converters', `${format}.json`), 'utf8'));
 }
