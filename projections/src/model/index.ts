@@ -6,6 +6,7 @@ export * from './descriptors.ts';
 export * from './errors.ts';
 export * from './migrate.ts';
 export { openReader, type ProjectionDb, readerOpenError } from './open.ts';
+export * from './ownership.ts';
 export * from './paths.ts';
 export * from './quote-ident.ts';
 export * from './redact-url.ts';
