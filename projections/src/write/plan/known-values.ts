@@ -86,6 +86,13 @@ export class KnownValues {
       this.#rows.set(table, rows);
     }
     const prior = rows.get(id);
-    if (prior === undefined || row.lsn > prior.lsn) rows.set(id, row);
+    // A row at the position of a delete replaces it: the `c` of a partitioned move after its `d`
+    // (same position, plan-tenant.ts isMovePairCreate).
+    if (
+      prior === undefined ||
+      row.lsn > prior.lsn ||
+      (row.lsn === prior.lsn && 'deleted' in prior && !('deleted' in row))
+    )
+      rows.set(id, row);
   }
 }

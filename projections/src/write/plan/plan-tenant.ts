@@ -3,7 +3,7 @@ import { isUuid } from '../../model/paths.ts';
 import { tableSpec } from '../files/table-spec.ts';
 import { coerceRow } from './coerce.ts';
 import type { KnownValues } from './known-values.ts';
-import { type CompanyOp, type Plan, pushCompanyOp } from './plan.ts';
+import { type CompanyOp, type Plan, pushCompanyOp, type Route } from './plan.ts';
 import type { RouteView } from './route-view.ts';
 
 type UpsertOp = Extract<CompanyOp, { kind: 'upsert' }>;
@@ -73,7 +73,8 @@ export function planTenantUpsert(
     }
     view.set(table, id, { companyId, lsn });
   } else if (route.companyId !== companyId) {
-    if (lsn <= route.lsn) return skip(plan, change);
+    if (lsn < route.lsn || (lsn === route.lsn && !isMovePairCreate(change, companyId)))
+      return skip(plan, change);
     // The file it leaves is out of service (damaged): its columns cannot be carried from it. The
     // row stays routed there and the move waits for that company's rebuild, which replays it
     // with every column (ingest/src/rebuild/company-rebuild.ts); later changes of the row wait too.
@@ -97,6 +98,21 @@ export function planTenantUpsert(
   known.set(table, id, row);
   pushCompanyOp(plan, companyId, op);
   return 'planned';
+}
+
+/**
+ * The create half of a partitioned move (docs/scaling.md, company-keyed partitions): with
+ * `message.key.columns` = (id, company_id), an UPDATE that changes a row's company arrives as a `d`
+ * keyed {id, OLD} on the old company's partition and a `c` keyed {id, NEW} with every column on the
+ * new one, both at the UPDATE's source.lsn. When one writer applies both partitions they come in
+ * either order; if the `d` came first, the route is {OLD, lsn}, and this `c`, at the SAME position,
+ * must still move the row. No two other changes of a row share a position (a position is one WAL
+ * record), so an upsert at the route's own position naming another company is only ever that `c`;
+ * requiring the key to carry the company it names keeps today's unpartitioned path (keys without
+ * company_id, a plain `u` moving the row) exactly as it was: there an equal position never moves.
+ */
+function isMovePairCreate(change: UpsertChange, companyId: string): boolean {
+  return change.key.company_id === companyId;
 }
 
 function skip(plan: Plan, change: Change): 'planned' {
@@ -150,6 +166,14 @@ export function planTenantDelete(
     return void plan.rejections.push({ change, reason: 'delete key has no string id' });
   }
   const route = view.get(table, id);
+  const keyCompany = change.key.company_id;
+  if (keyCompany !== undefined && keyCompany !== null) {
+    if (!isUuid(keyCompany)) {
+      return void plan.rejections.push({ change, reason: 'delete key company_id is not a uuid' });
+    }
+    planKeyedDelete(plan, view, known, change, table, id, keyCompany, route);
+    return;
+  }
   if (route === undefined) {
     const tombstone = view.tombstone(table, id);
     if (tombstone !== undefined && lsn <= tombstone) return void plan.skipped.push(change);
@@ -162,6 +186,41 @@ export function planTenantDelete(
   // The route's position follows the delete: a move older than it (a reordered replay) names
   // another company at a position the row has already left, and must not recreate it there.
   if (lsn > route.lsn) view.set(table, id, { companyId: route.companyId, lsn });
+}
+
+/**
+ * A delete whose key carries the company (the partitioned connector: `message.key.columns` =
+ * (id, company_id)) deletes the row from THAT company only, whatever the route says. Such a `d` is
+ * either a real DELETE (the route names the same company) or the old-company half of a move (the
+ * pair above planTenantUpsert's isMovePairCreate): when the `c` of the pair came first (another
+ * partition, applied concurrently) or this is a replay, the route already names the new company,
+ * and deleting by the route would delete the row from the company that just gained it. The old
+ * company gets its tombstone either way (version-guarded: a duplicate is skipped there). The route
+ * follows only when it names the same company (or there is none yet): a `c` of the pair at this
+ * position then still moves the row (isMovePairCreate), and an older change naming another
+ * company cannot bring it back.
+ */
+function planKeyedDelete(
+  plan: Plan,
+  view: RouteView,
+  known: KnownValues,
+  change: DeleteChange,
+  table: TenantTable,
+  id: string,
+  companyId: string,
+  route: Route | undefined,
+): void {
+  const lsn = change.position.lsn;
+  if (route === undefined) {
+    const tombstone = view.tombstone(table, id);
+    if (tombstone !== undefined && lsn <= tombstone) return void plan.skipped.push(change);
+    known.deleted(table, id, lsn);
+    view.set(table, id, { companyId, lsn });
+  } else if (route.companyId === companyId) {
+    known.deleted(table, id, lsn);
+    if (lsn > route.lsn) view.set(table, id, { companyId, lsn });
+  }
+  pushCompanyOp(plan, companyId, { kind: 'delete', table, id, lsn, change, derived: false });
 }
 
 /**
