@@ -44,7 +44,7 @@ write_env_file() {
   {
     echo "# Written by ops/stack/stack.sh up: the native stack's addresses (source this file)."
     for name in PDA_PG_HOST PDA_PG_PORT PDA_PG_DATABASE PDA_PG_USER PDA_PG_PASSWORD PDA_KAFKA_BROKERS \
-      PDA_CONNECT_URL PDA_REGISTRY_URL PDA_SCHEMA_REGISTRY_URL PDA_CONNECTOR_FORMAT PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_DEBEZIUM_USER PDA_DEBEZIUM_PASSWORD \
+      PDA_CONNECT_URL PDA_REGISTRY_URL PDA_SCHEMA_REGISTRY_URL PDA_CONNECTOR_FORMAT PDA_DATA_PARTITIONS PDA_TOPIC_PREFIX PDA_CONNECTOR_NAME PDA_SLOT_NAME PDA_DEBEZIUM_USER PDA_DEBEZIUM_PASSWORD \
       PDA_STACK_DIR $(kafka_sasl_wanted && kafka_sasl_env_names); do
       printf 'export %s=%q\n' "$name" "${!name}"
     done
@@ -59,9 +59,12 @@ cmd_up() {
   mkdir -p "$PDA_STACK_DIR" "$LOG_DIR" "$RUN_DIR"
   fetch_all
   load_captured_tables
+  data_partitions_check
   pg_start
   pg_provision
+  if data_partitioned; then pg_partitioned_identity; fi
   kafka_start
+  data_topics_partitions_check
   if kafka_sasl_wanted; then
     kafka_sasl_provision
     kafka_sasl_env

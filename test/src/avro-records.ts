@@ -12,6 +12,7 @@ import {
   schemaIdOf,
   WriterSchemas,
 } from '@pda/ingest';
+import { partitionedConnectorOverlay } from './partitioned-connector.ts';
 import { loadStackEnv, repoRoot } from './stack-env.ts';
 
 export type ConverterFormat = 'avro' | 'json' | 'json-schemaless';
@@ -24,9 +25,13 @@ export function converterConfig(format: ConverterFormat): Record<string, string>
 /**
  * ops/stack/connector.json (which writes Avro through the registry) with `overrides` over it; when
  * they name another converter (converterConfig('json')), connector.json's converter settings are
- * dropped first, as ops/stack/lib/connect.sh does for PDA_CONNECTOR_FORMAT.
+ * dropped first, as ops/stack/lib/connect.sh does for PDA_CONNECTOR_FORMAT. `partitions` > 1 adds
+ * the company-keyed partitions' settings (partitionedConnectorOverlay) under `overrides`.
  */
-export function shippedConnectorConfig(overrides: Record<string, string> = {}): Record<string, string> {
+export function shippedConnectorConfig(
+  overrides: Record<string, string> = {},
+  { partitions = 1 }: { partitions?: number } = {},
+): Record<string, string> {
   const base = JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')) as Record<
     string,
     string
@@ -36,7 +41,7 @@ export function shippedConnectorConfig(overrides: Record<string, string> = {}): 
     (name) => name === 'key.converter' || name === 'value.converter',
   );
   const kept = Object.entries(base).filter(([name]) => !(replaced && converting.test(name)));
-  return { ...Object.fromEntries(kept), ...overrides };
+  return { ...Object.fromEntries(kept), ...partitionedConnectorOverlay(partitions), ...overrides };
 }
 
 export function schemaRegistryUrl(): string {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@pda/projections/testing';
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
+import { dataPartitions, partitionedConnectorOverlay } from './partitioned-connector.ts';
 import { repoRoot } from './stack-env.ts';
 
 /** The pins the images are tagged with (ops/stack/versions.env). */
@@ -66,6 +67,7 @@ async function startPostgres(port: number, capturedTables: string): Promise<Star
       // The registry's role (ops/stack/sql/registry-db.sql); startRegistry logs in with it.
       PDA_REGISTRY_DB_PASSWORD: 'pda_registry',
       PDA_CAPTURED_TABLES: capturedTables,
+      PDA_DATA_PARTITIONS: String(dataPartitions()),
     })
     .withCopyFilesToContainer([
       {
@@ -74,6 +76,11 @@ async function startPostgres(port: number, capturedTables: string): Promise<Star
         mode: 0o644,
       },
       { source: join(repoRoot, 'ops/db/schema.sql'), target: '/pda/schema.sql', mode: 0o644 },
+      {
+        source: join(repoRoot, 'ops/db/partitioned-identity.sql'),
+        target: '/pda/partitioned-identity.sql',
+        mode: 0o644,
+      },
     ])
     .withCopyDirectoriesToContainer([
       { source: join(repoRoot, 'ops/stack/sql'), target: '/pda/sql', mode: 0o755 },
@@ -170,7 +177,10 @@ async function startConnect(
   );
 }
 
-/** connector.json + table.include.list, as ops/stack/lib/connect.sh registers it; waits until RUNNING. */
+/**
+ * connector.json + table.include.list (+ connector-partitioned.json when PDA_DATA_PARTITIONS > 1), as
+ * ops/stack/lib/connect.sh registers it; waits until RUNNING.
+ */
 async function registerConnector(connectUrl: string, capturedTables: string): Promise<void> {
   await poll(
     'Kafka Connect plugins',
@@ -182,6 +192,7 @@ async function registerConnector(connectUrl: string, capturedTables: string): Pr
   );
   const config = {
     ...JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')),
+    ...partitionedConnectorOverlay(dataPartitions()),
     'table.include.list': capturedTables
       .split(',')
       .map((table) => `public.${table}`)

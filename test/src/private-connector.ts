@@ -19,21 +19,26 @@ export interface PrivateConnector {
  * Registers ops/stack/connector.json (Avro through the registry unless `overrides` name another
  * converter) with a private prefix and slot, every registry table (the file
  * has no table.include.list: stack.sh adds it, like here), plus `overrides`; waits until RUNNING.
+ * `partitions` > 1: the company-keyed partitions' settings too (ops/stack/connector-partitioned.json).
  */
 export async function startPrivateConnector(
   label: string,
   overrides: Record<string, string>,
+  { partitions = 1 }: { partitions?: number } = {},
 ): Promise<PrivateConnector> {
   const suffix = randomBytes(4).toString('hex');
   const name = `pda-${label}-${suffix}`;
   const slotName = `pda_${label}_${suffix}`;
   const topicPrefix = `pda${label}${suffix}`;
-  const config = shippedConnectorConfig({
-    'topic.prefix': topicPrefix,
-    'slot.name': slotName,
-    'table.include.list': TABLE_NAMES.map((table) => `public.${table}`).join(','),
-    ...overrides,
-  });
+  const config = shippedConnectorConfig(
+    {
+      'topic.prefix': topicPrefix,
+      'slot.name': slotName,
+      'table.include.list': TABLE_NAMES.map((table) => `public.${table}`).join(','),
+      ...overrides,
+    },
+    { partitions },
+  );
   await connectRequest(`/connectors/${name}/config`, { method: 'PUT', body: JSON.stringify(config) });
   await waitFor(
     `${name} RUNNING`,

@@ -16,6 +16,16 @@ PDA_PG_PASSWORD="${POSTGRES_PASSWORD:?}" PDA_DEBEZIUM_PASSWORD="${PDA_DEBEZIUM_P
 psql_run --dbname "$POSTGRES_DB" -f /pda/schema.sql
 psql_run --dbname "$POSTGRES_DB" -v cdc_user="$PDA_DEBEZIUM_USER" -v captured_tables="$captured_tables" \
   -f /pda/sql/publication.sql
+# PDA_DATA_PARTITIONS > 1 (company-keyed partitions): a unique (company_id, id) index per tenant
+# table as its replica identity (ops/db/partitioned-identity.sql), as `stack.sh up` applies it.
+partitions="${PDA_DATA_PARTITIONS:-1}"
+if [[ ! "$partitions" =~ ^[1-9][0-9]{0,4}$ ]]; then
+  echo "PDA_DATA_PARTITIONS='$partitions': expected a whole number from 1 to 10000" >&2
+  exit 1
+fi
+if ((partitions > 1)); then
+  psql_run --dbname "$POSTGRES_DB" -f /pda/partitioned-identity.sql
+fi
 # The schema registry's own role and database (its SQL storage), as the native stack makes them.
 PDA_REGISTRY_DB_PASSWORD="${PDA_REGISTRY_DB_PASSWORD:?PDA_REGISTRY_DB_PASSWORD is not set}" \
   psql_run --dbname postgres -v registry_user="${PDA_REGISTRY_DB_USER:-pda_registry}" \

@@ -29,7 +29,29 @@ if [[ "$format" != avro ]]; then
   converters="${converters#*\{}"
   connector_json="{${converters%\}*},$(grep -Ev '^[[:space:]]*"(key|value)[.]converter' <<<"${connector_json#*\{}")"
 fi
-config="{\"table.include.list\": \"public.${tables//,/,public.}\",${connector_json#*\{}"
+# PDA_DATA_PARTITIONS (default 1: connector.json as is) > 1 adds the entries of
+# /pda/connector-partitioned.json (company-keyed partitions, ops/stack/README.md), its
+# "__PDA_DATA_PARTITIONS__" values replaced by the count, as ops/stack/lib/connect.sh does with jq:
+# connector.json's lines of the keys it sets (never its last line) are dropped first.
+partitions="${PDA_DATA_PARTITIONS:-1}"
+if [[ ! "$partitions" =~ ^[1-9][0-9]{0,4}$ ]] || ((partitions > 10000)); then
+  echo "PDA_DATA_PARTITIONS='$partitions': expected a whole number from 1 to 10000" >&2
+  exit 1
+fi
+overlay_entries=""
+if ((partitions > 1)); then
+  overlay="$(<"${PDA_CONNECTOR_OVERLAY_JSON:-/pda/connector-partitioned.json}")"
+  overlay="${overlay//__PDA_DATA_PARTITIONS__/$partitions}"
+  overlay="${overlay#*\{}"
+  overlay="${overlay%\}*}"
+  overlay_keys=""
+  while IFS= read -r line; do
+    [[ "$line" =~ ^[[:space:]]*\"([^\"]+)\" ]] && overlay_keys+="${overlay_keys:+|}${BASH_REMATCH[1]//./[.]}"
+  done <<<"$overlay"
+  connector_json="{$(grep -Ev "^[[:space:]]*\"($overlay_keys)\"[[:space:]]*:" <<<"${connector_json#*\{}")"
+  overlay_entries="${overlay%"${overlay##*[![:space:]]}"},"
+fi
+config="{\"table.include.list\": \"public.${tables//,/,public.}\",$overlay_entries${connector_json#*\{}"
 response="$(curl -sS -X PUT -H 'Content-Type: application/json' -w '\n%{http_code}' \
   --data-binary @- "$url/connectors/$name/config" <<<"$config")"
 code="${response##*$'\n'}"

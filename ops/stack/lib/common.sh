@@ -35,6 +35,12 @@ PDA_TOPIC_PREFIX=pda # fixed: it is `topic.prefix` in ops/stack/connector.json
 PDA_CONNECTOR_NAME=pda-postgres
 PDA_SLOT_NAME=pda_slot
 PDA_STACK_TIMEOUT="${PDA_STACK_TIMEOUT:-180}" # seconds, per readiness wait
+# Partitions per tenant topic (ops/stack/README.md, "Partitioned topics"): 1, the default, is one
+# partition per topic and the shipped connector.json as is; N > 1 adds connector-partitioned.json
+# (company-keyed partitions) and ops/db/partitioned-identity.sql. Checked by data_partitions_check.
+PDA_DATA_PARTITIONS="${PDA_DATA_PARTITIONS:-1}"
+PARTITIONED_OVERLAY_JSON="$STACK_HOME/connector-partitioned.json"
+PARTITIONED_IDENTITY_SQL="$REPO_ROOT/ops/db/partitioned-identity.sql"
 
 LOG_DIR="$PDA_STACK_DIR/logs"
 RUN_DIR="$PDA_STACK_DIR/run"
@@ -156,4 +162,18 @@ require_tools() {
   for tool in curl ss setsid timeout jq flock; do
     command -v "$tool" >/dev/null || die "required tool '$tool' not found in PATH"
   done
+}
+
+data_partitions_check() {
+  [[ "$PDA_DATA_PARTITIONS" =~ ^[1-9][0-9]{0,4}$ && "$PDA_DATA_PARTITIONS" -le 10000 ]] ||
+    die "PDA_DATA_PARTITIONS='$PDA_DATA_PARTITIONS': expected a whole number from 1 to 10000 (partitions per tenant topic; 1, the default, is one partition)"
+}
+
+data_partitioned() { data_partitions_check && ((PDA_DATA_PARTITIONS > 1)); }
+
+# The tenant tables, space-separated, as connector-partitioned.json keys them (message.key.columns
+# "public.<table>:id,company_id;..."): the topics PartitionRouting spreads over N partitions.
+partitioned_tenant_tables() {
+  jq -r '."message.key.columns" | split(";") | map(split(":")[0] | ltrimstr("public.")) | join(" ")' \
+    "$PARTITIONED_OVERLAY_JSON" || die "ops/stack/connector-partitioned.json is not valid JSON"
 }

@@ -120,13 +120,18 @@ connector_converters() {
 }
 
 # connector.json with the format's converters + "table.include.list": "public.<t1>,public.<t2>,..."
-# from $CAPTURED_TABLES, keys sorted.
+# from $CAPTURED_TABLES, keys sorted. With PDA_DATA_PARTITIONS=N > 1, connector-partitioned.json
+# over that, its "__PDA_DATA_PARTITIONS__" values replaced by N (company-keyed partitions).
 connector_desired_config() {
-  local converters
+  local converters overlay='{}'
   converters="$(connector_converters)"
-  jq -S -s --arg tables "$CAPTURED_TABLES" \
+  if data_partitioned; then
+    overlay="$(jq --arg n "$PDA_DATA_PARTITIONS" 'map_values(if . == "__PDA_DATA_PARTITIONS__" then $n else . end)' \
+      "$PARTITIONED_OVERLAY_JSON")" || die "ops/stack/connector-partitioned.json is not valid JSON"
+  fi
+  jq -S -s --arg tables "$CAPTURED_TABLES" --argjson overlay "$overlay" \
     '(.[0] | with_entries(select(.key | test("^(key|value)[.]converter") | not))) + .[1]
-      + {"table.include.list": ($tables | split(",") | map("public." + .) | join(","))}' \
+      + {"table.include.list": ($tables | split(",") | map("public." + .) | join(","))} + $overlay' \
     "$CONNECTOR_JSON" "$converters"
 }
 
@@ -138,7 +143,7 @@ connector_register() {
   current="$(curl -fsS -m 10 "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" 2>/dev/null | jq -S 'del(.name)' 2>/dev/null || true)"
   # PUT with an unchanged config would still restart the task: skip it so `up` stays a no-op.
   if [[ "$desired" != "$current" ]]; then
-    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json (format $PDA_CONNECTOR_FORMAT) and the captured tables"
+    log "registering connector $PDA_CONNECTOR_NAME from ops/stack/connector.json (format $PDA_CONNECTOR_FORMAT, data partitions $PDA_DATA_PARTITIONS) and the captured tables"
     local response
     response="$(curl -sS -m 120 -X PUT -H 'Content-Type: application/json' --data-binary @- \
       -w '\n%{http_code}' "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/config" <<<"$desired")" ||

@@ -165,7 +165,24 @@ pg_database_create() {
   pg_running || die "PostgreSQL is not running: stack.sh up first"
   load_captured_tables
   PDA_PG_DATABASE="$1" pg_provision
-  log "database $1 ready (schema and publication pda_publication)"
+  if data_partitioned; then
+    PDA_PG_DATABASE="$1" pg_partitioned_identity
+    log "database $1 ready (schema, publication pda_publication, replica identity (company_id, id) for $PDA_DATA_PARTITIONS data partitions)"
+  else
+    log "database $1 ready (schema and publication pda_publication)"
+  fi
+}
+
+# With PDA_DATA_PARTITIONS > 1: ops/db/partitioned-identity.sql (a unique (company_id, id) index per
+# tenant table as its replica identity, so deletes carry their company). Idempotent; on a database
+# that has it already it only reads the catalog.
+pg_partitioned_identity() {
+  local out
+  out="$(pg_psql_owner -f - <"$PARTITIONED_IDENTITY_SQL" 2>&1)" || {
+    printf '%s\n' "$out" >>"$PG_LOG.provision"
+    die "applying ops/db/partitioned-identity.sql failed: $(printf '%s\n' "$out" | grep -m 1 -i 'error' || echo "see $PG_LOG.provision")"
+  }
+  [[ -z "$out" ]] || printf '%s\n' "$out" >>"$PG_LOG.provision"
 }
 
 # Its replication slots first (a slot pins WAL for the whole cluster), then the database itself.

@@ -55,3 +55,20 @@ data_topics_configure() {
   fi
   printf '%s' "$settings" >"$TOPICS_MARKER"
 }
+
+# Kafka cannot re-partition a CDC topic safely: adding partitions moves companies to other
+# partitions while their earlier events stay on the old one, so two writers would each hold half a
+# company's history. So `up` refuses when a tenant topic already exists with another partition count
+# than PDA_DATA_PARTITIONS. The counts come from the broker's log dir (one broker: each partition is a
+# directory `<topic>-<n>`; a deleted one is renamed `…-delete`), so the check costs no JVM.
+data_topics_partitions_check() {
+  local table topic count
+  data_partitions_check
+  for table in $(partitioned_tenant_tables); do
+    topic="$PDA_TOPIC_PREFIX.public.$table"
+    count="$(find "$KAFKA_HOME/data" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
+      -regex ".*/${topic//./\\.}-[0-9]+" 2>/dev/null | wc -l)"
+    ((count == 0 || count == PDA_DATA_PARTITIONS)) ||
+      die "topic $topic has $count partition(s) but PDA_DATA_PARTITIONS=$PDA_DATA_PARTITIONS: existing topics cannot be re-partitioned; set PDA_DATA_PARTITIONS=$count, or make a new deployment with new topics (stack.sh reset, or another PDA_STACK_DIR)"
+  done
+}
