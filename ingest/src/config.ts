@@ -3,9 +3,11 @@
  * and passed down; nothing below main.ts reads process.env (docs/architecture.md#configuration).
  * ingest/README.md has the table of variables.
  */
+import { OwnershipError } from '@pda/projections/model';
 import { z } from 'zod';
 import { KAFKA_SECURITY_SETTINGS, kafkaSecurityProblems } from './kafka/security.ts';
 import { readAdminToken } from './ops/admin-token.ts';
+import { loadWriterOwnership, type WriterOwnership } from './ownership.ts';
 import { registryAccessProblems, SCHEMA_REGISTRY_ACCESS_SETTINGS } from './schema-registry/settings.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -131,12 +133,37 @@ export const ConfigSchema = z.object({
   INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: int(100, 120_000).default(5_000),
   /** HTTPS with credentials and a private CA (schema-registry/settings.ts). */
   ...SCHEMA_REGISTRY_ACCESS_SETTINGS,
+  /**
+   * A writer of a deployment split by company (ownership.ts): the ownership file shared by every
+   * writer and api, and this writer's name in it. Both or neither; read once here.
+   */
+  INGEST_OWNERSHIP_FILE: z.string().min(1).optional(),
+  INGEST_WRITER_NAME: z.string().min(1).optional(),
 });
 
 type Parsed = z.infer<typeof ConfigSchema>;
 export type IngestConfig = Readonly<
-  Omit<Parsed, 'INGEST_KAFKA_BROKERS'> & { INGEST_KAFKA_BROKERS: readonly string[] }
+  Omit<Parsed, 'INGEST_KAFKA_BROKERS'> & {
+    INGEST_KAFKA_BROKERS: readonly string[];
+    /** This writer's partitions (INGEST_OWNERSHIP_FILE + INGEST_WRITER_NAME); undefined: all of them. */
+    ownership?: WriterOwnership | undefined;
+  }
 >;
+
+/** The ownership settings, checked together: both or neither, a readable file that names the writer. */
+function ownershipOf(data: Parsed): { ownership?: WriterOwnership; problem?: string } {
+  const file = data.INGEST_OWNERSHIP_FILE;
+  const name = data.INGEST_WRITER_NAME;
+  if (file === undefined && name === undefined) return {};
+  if (file === undefined || name === undefined)
+    return { problem: 'INGEST_OWNERSHIP_FILE and INGEST_WRITER_NAME: set both or neither' };
+  try {
+    return { ownership: loadWriterOwnership(file, name) };
+  } catch (error) {
+    if (error instanceof OwnershipError) return { problem: `INGEST_OWNERSHIP_FILE: ${error.message}` };
+    throw error;
+  }
+}
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -151,8 +178,13 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     (name) => name.startsWith('INGEST_') && !(name in ConfigSchema.shape),
   );
   // Settings that are each valid but wrong together (SASL without its password, credentials over http).
+  const owned = result.success ? ownershipOf(result.data) : {};
   const combinations = result.success
-    ? [...kafkaSecurityProblems(result.data), ...registryAccessProblems(result.data)]
+    ? [
+        ...kafkaSecurityProblems(result.data),
+        ...registryAccessProblems(result.data),
+        ...(owned.problem ? [owned.problem] : []),
+      ]
     : [];
   if (!result.success || unknown.length > 0 || combinations.length > 0) {
     const problems = [
@@ -167,5 +199,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
   return Object.freeze({
     ...result.data,
     INGEST_KAFKA_BROKERS: Object.freeze([...result.data.INGEST_KAFKA_BROKERS]),
+    ...(owned.ownership && { ownership: owned.ownership }),
   });
 }

@@ -33,6 +33,7 @@ import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { type CatchUpReporter, createCatchUpReporter } from './ops/catch-up-reporter.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 import { readinessReport } from './ops/readiness.ts';
+import { foreignCompanyOf } from './ownership.ts';
 import type { CompanyRebuildResult } from './rebuild/company-rebuild.ts';
 import { createCompanyRebuilds, type LiveGeneration } from './rebuild/company-rebuilds.ts';
 import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
@@ -110,6 +111,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         logger: logger.child({ component: 'apply' }),
         maxGroupEvents: () => Math.max(config.INGEST_APPLY_GROUP_MAX_EVENTS, inFlightBound.current()),
         onApplied: (companies) => inFlightBound.observe(companies),
+        ...(config.ownership && { foreignCompany: foreignCompanyOf(config.ownership) }),
       });
       source = createKafkaSource(
         sourceOptions(config, deps, {
@@ -122,7 +124,17 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         }),
       );
       logger.info(
-        { groupId, dataDir: storeOptions.dataDir, kafka: describeKafkaSecurity(config) },
+        {
+          groupId,
+          dataDir: storeOptions.dataDir,
+          kafka: describeKafkaSecurity(config),
+          ...(config.ownership && {
+            writer: config.ownership.writer,
+            ownershipFile: config.ownership.file,
+            partitions: config.ownership.partitions,
+            appliedPartitions: config.ownership.applied,
+          }),
+        },
         'consuming',
       );
       await source.run(recordsHandler(avro, pipeline, storage), generation.signal);
@@ -284,6 +296,9 @@ function sourceOptions(
       }),
     readHeartbeat: avro.readHeartbeat,
     memberFile: memberFilePath(dataDir),
+    ...(config.ownership && {
+      ownership: { writer: config.ownership, topicPrefix: config.INGEST_TOPIC_PREFIX },
+    }),
     durable: createDurabilityBarrier(dataDir),
     logger: deps.logger,
     // A full/read-only/failing disk: one line per fault (storage-state.ts), retried every 2 s.

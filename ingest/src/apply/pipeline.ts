@@ -68,6 +68,11 @@ export function createPipeline(deps: {
   maxGroupEvents?: number | (() => number);
   /** Told how many companies each apply call touched (group-bound.ts). */
   onApplied?: (companies: number) => void;
+  /**
+   * A split writer (ownership.ts foreignCompanyOf): the company of a tenant change this writer does
+   * not apply, else undefined. Such changes are counted and left out, one warning per chunk.
+   */
+  foreignCompany?: (change: Change) => string | undefined;
 }): Pipeline {
   const { decoder, sink, metrics, logger } = deps;
   // A reason is logged once per process (then only counted), so a poison stream cannot flood logs.
@@ -79,10 +84,21 @@ export function createPipeline(deps: {
     const deadLetters: DeadLetter[] = [...invalid];
     let ignored = 0;
     let lastTsMs: number | undefined;
+    let foreign: { count: number; companies: Set<string>; first: RawRecord } | undefined;
     for (const record of records) {
       const result = decoder(record);
       const { topic, partition, offset } = record;
       if (result.type === 'change') {
+        const company = deps.foreignCompany?.(result.change);
+        if (company !== undefined) {
+          // Defence in depth behind the assignment: never applied here, never a crash.
+          foreign ??= { count: 0, companies: new Set(), first: record };
+          foreign.count++;
+          if (foreign.companies.size < 5) foreign.companies.add(company);
+          ignored++;
+          metrics.notOwned.inc({ table: result.change.table });
+          continue;
+        }
         changes.push(result.change);
         lastTsMs = Math.max(lastTsMs ?? 0, result.change.position.tsMs);
       } else if (result.type === 'ignored') {
@@ -105,6 +121,13 @@ export function createPipeline(deps: {
           );
         }
       }
+    }
+    if (foreign !== undefined) {
+      const { topic, partition, offset } = foreign.first;
+      logger.warn(
+        { count: foreign.count, companies: [...foreign.companies], topic, partition, offset },
+        "changes of companies this writer does not own were not applied (their partition is not this writer's in the ownership file: the connector and the file disagree?)",
+      );
     }
     return { events: records.length + invalid.length, changes, deadLetters, ignored, lastTsMs, started };
   }

@@ -69,6 +69,12 @@ export interface GroupConsumerOptions {
   readonly fetchMaxBytes: number;
   /** Partitions whose batch callbacks may run at once (one at a time within a partition). */
   readonly partitionsInFlight: number;
+  /**
+   * Exactly these partitions of the subscribed topics (a topic without partitions: all of them),
+   * at every join, instead of the group spreading them over its members: a split writer's own
+   * one-member group (fixed-assignment.ts). Omitted: the client's usual assignor.
+   */
+  readonly assignment?: readonly TopicPartitions[];
 }
 
 /** What the consumer tells of its membership while it runs. */
@@ -105,8 +111,15 @@ export interface KafkaAdmin {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   listTopics(): Promise<string[]>;
-  /** Creates the topics with these topic configs and waits for their partitions' leaders. */
-  createTopics(topics: readonly string[], config: Readonly<Record<string, string>>): Promise<void>;
+  /**
+   * Creates the topics with these topic configs (and `partitions` each; omitted: the broker's
+   * default) and waits for their partitions' leaders.
+   */
+  createTopics(
+    topics: readonly string[],
+    config: Readonly<Record<string, string>>,
+    partitions?: number,
+  ): Promise<void>;
   /** `cleanup.policy` of each topic (absent: the broker did not say). */
   cleanupPolicies(topics: readonly string[]): Promise<Map<string, string>>;
   topicOffsets(topic: string): Promise<PartitionWatermarks[]>;

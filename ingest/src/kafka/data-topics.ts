@@ -36,11 +36,19 @@ export interface TopicState {
 }
 
 /** Creates the missing data topics with DATA_TOPIC_CONFIG; returns their names. */
-export async function createMissingTopics(admin: KafkaAdmin, topics: readonly string[]): Promise<string[]> {
+export async function createMissingTopics(
+  admin: KafkaAdmin,
+  topics: readonly string[],
+  /** A split writer's tenant topics get the ownership file's partitions (ownership.ts). */
+  partitioned?: { readonly topics: readonly string[]; readonly partitions: number },
+): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t));
   if (missing.length === 0) return missing;
-  await admin.createTopics(missing, DATA_TOPIC_CONFIG);
+  const wide = missing.filter((t) => partitioned?.topics.includes(t));
+  const narrow = missing.filter((t) => !wide.includes(t));
+  if (narrow.length > 0) await admin.createTopics(narrow, DATA_TOPIC_CONFIG);
+  if (wide.length > 0) await admin.createTopics(wide, DATA_TOPIC_CONFIG, partitioned?.partitions);
   return missing;
 }
 

@@ -21,10 +21,22 @@ export class LagMonitor {
   private readonly groupId: string;
   private readonly topics: readonly string[];
 
-  constructor(admin: KafkaAdmin, groupId: string, topics: readonly string[]) {
+  private readonly owns: (topic: string, partition: number) => boolean;
+
+  /**
+   * `owns`: the partitions counted (a split writer's own, ownership.ts); others are neither
+   * polled into the lag nor reported. Default: every partition.
+   */
+  constructor(
+    admin: KafkaAdmin,
+    groupId: string,
+    topics: readonly string[],
+    owns: (topic: string, partition: number) => boolean = () => true,
+  ) {
     this.admin = admin;
     this.groupId = groupId;
     this.topics = topics;
+    this.owns = owns;
   }
 
   /** After a chunk's transactions committed: `offset` was applied. */
@@ -38,6 +50,7 @@ export class LagMonitor {
     for (const topic of this.topics) {
       const offsets = await this.admin.topicOffsets(topic);
       for (const p of offsets) {
+        if (!this.owns(topic, p.partition)) continue;
         const id = `${topic}\u0000${p.partition}`;
         this.high.set(id, Number(p.high));
         const c = committed.find((x) => x.topic === topic && x.partition === p.partition);

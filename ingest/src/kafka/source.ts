@@ -15,6 +15,13 @@
 import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { heartbeatTsMs, type RawRecord } from '../decode/index.ts';
+import {
+  checkTenantPartitions,
+  ownsPartition,
+  tenantTopics,
+  type WriterOwnership,
+  writerAssignment,
+} from '../ownership.ts';
 import { authenticationError } from './auth-failure.ts';
 import {
   type BatchControl,
@@ -83,6 +90,12 @@ export interface KafkaSourceOptions {
   readonly onApplyFailure?: (error: unknown) => { logged: boolean; retryMs?: number };
   /** The Kafka client; default createKafkaClient (kafkajs) with the settings above. */
   readonly client?: KafkaClient;
+  /**
+   * A writer of a split deployment (ownership.ts): its one-member group takes exactly its
+   * partitions of the tenant topics and all of the others, lag counts only those, and the tenant
+   * topics must have the file's partitions. Omitted: every partition, the group's usual assignor.
+   */
+  readonly ownership?: { readonly writer: WriterOwnership; readonly topicPrefix: string };
 }
 
 /**
@@ -122,11 +135,18 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       ...(options.security ? { security: options.security } : {}),
       logger,
     });
-  const lag = new LagMonitor(client.admin, options.groupId, options.topics);
+  const owned = options.ownership;
+  const lag = new LagMonitor(
+    client.admin,
+    options.groupId,
+    options.topics,
+    ownsPartition(owned?.writer, owned?.topicPrefix ?? ''),
+  );
   const inFlight = new InFlightChunks();
   const subscribed = options.heartbeatTopic
     ? [...options.topics, options.heartbeatTopic]
     : [...options.topics];
+  const assignment = owned && writerAssignment(owned.writer, owned.topicPrefix, subscribed);
   const heartbeats = createHeartbeatWatch(options, lag, inFlight);
   const state = { connected: false };
 
@@ -151,6 +171,7 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
           // Several partitions in flight: the main thread decodes one while the apply thread (the
           // one writer, strictly in arrival order) applies others. Order within a partition is kept.
           partitionsInFlight: options.partitionsInFlight,
+          ...(assignment && { assignment }),
         },
         membership.events,
       );
@@ -218,8 +239,14 @@ async function prepareTopics(
   options: KafkaSourceOptions,
   subscribed: readonly string[],
 ): Promise<void> {
-  const missing = await createMissingTopics(client.admin, subscribed);
+  const owned = options.ownership;
+  const missing = await createMissingTopics(
+    client.admin,
+    subscribed,
+    owned && { topics: tenantTopics(owned.topicPrefix), partitions: owned.writer.partitions },
+  );
   if (missing.length > 0) options.logger.info({ topics: missing }, 'created missing data topics');
+  if (owned) await checkTenantPartitions(client.admin, owned.writer, owned.topicPrefix);
   checkTopicStates(
     await topicStates(client, options.topics),
     options.logger,

@@ -9,6 +9,10 @@ export interface IngestMetrics {
   readonly registry: Registry;
   readonly events: Counter<'table' | 'outcome'>;
   readonly ignored: Counter<'reason'>;
+  /** Tenant changes of a company this split writer does not apply (ownership.ts), not applied. */
+  readonly notOwned: Counter<'table'>;
+  /** Company files on disk whose company this split writer no longer applies (ownership shrank). */
+  readonly companiesNotOwned: Gauge;
   readonly lag: Gauge<'topic' | 'partition'>;
   readonly batchDuration: Histogram;
   readonly connected: Gauge;
@@ -60,6 +64,17 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
       name: 'pda_ingest_ignored_total',
       help: 'Messages deliberately not applied (tombstone, heartbeat, transaction, uncaptured-table, message)',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    notOwned: new Counter({
+      name: 'pda_ingest_not_owned_total',
+      help: "Tenant changes not applied because their company's partition is not this writer's (INGEST_OWNERSHIP_FILE)",
+      labelNames: ['table'],
+      registers: [registry],
+    }),
+    companiesNotOwned: new Gauge({
+      name: 'pda_ingest_companies_not_owned',
+      help: 'Company files in the data directory whose company this writer no longer applies (remove-unowned removes them)',
       registers: [registry],
     }),
     lag: new Gauge({

@@ -34,7 +34,7 @@
  * running the rebuild again moves the partial file aside and starts over.
  */
 import type { Change } from '@pda/projections/model';
-import { TENANT_TABLES } from '@pda/projections/model';
+import { companyPartition, TENANT_TABLES } from '@pda/projections/model';
 import type { CompanyFault } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import type { ApplySink } from '../apply/sink.ts';
@@ -124,6 +124,12 @@ export async function rebuildCompany(
   deps: CompanyRebuildDeps,
 ): Promise<CompanyRebuildResult> {
   const { config, logger, sink } = deps;
+  // A split writer rebuilds only companies of its own partitions (another writer holds the others).
+  const owned = config.ownership;
+  if (owned && !owned.applied.includes(companyPartition(companyId, owned.partitions)))
+    throw new Error(
+      `company ${companyId} is not this writer's: its partition ${companyPartition(companyId, owned.partitions)} is not among writer "${owned.writer}"'s in ${owned.file}`,
+    );
   const started = Date.now();
   const groupId = `${deps.groupId}-company-${companyId}-${started}`;
   const before: CompanyFault | undefined = (await sink.companies('list')).find(
@@ -160,6 +166,8 @@ export async function rebuildCompany(
     // A company rebuilt from topics that lost their oldest events would lack rows, silently.
     refuseTruncatedTopics: true,
     logger: logger.child({ component: 'company-rebuild' }),
+    // A split writer's backfill reads only its partitions, like its live consumer (ownership.ts).
+    ...(owned && { ownership: { writer: owned, topicPrefix: config.INGEST_TOPIC_PREFIX } }),
   });
   const stop = new AbortController();
   const onAbort = () => stop.abort();

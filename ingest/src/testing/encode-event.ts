@@ -3,13 +3,18 @@
  * precise or string decimals) from logical row values (decimal strings, ISO timestamps). Test and
  * benchmark support: the shapes follow the real captured events (test/fixtures/debezium).
  */
-import type { SourceTable } from '@pda/projections/model';
+import { type SourceTable, TENANT_TABLES } from '@pda/projections/model';
 import { PRIMARY_KEYS, SOURCE_COLUMNS, type SourceColumn } from './source-columns.ts';
 
 export interface EncodeOptions {
   readonly topicPrefix?: string;
   readonly inlineSchema?: boolean;
   readonly decimalMode?: 'precise' | 'string';
+  /**
+   * Tenant tables keyed by (id, company_id), as the partitioned connector's `message.key.columns`
+   * makes them (docs/scaling.md): the key, and a delete's before image, carry the company.
+   */
+  readonly companyKey?: boolean;
 }
 
 export interface EventInput {
@@ -75,7 +80,10 @@ export function encodeEvent(input: EventInput, options: EncodeOptions = {}): Enc
   const prefix = options.topicPrefix ?? 'pda';
   const mode = options.decimalMode ?? 'precise';
   const columns = SOURCE_COLUMNS[input.table];
-  const keyCols = PRIMARY_KEYS[input.table];
+  const keyCols: readonly string[] =
+    options.companyKey && (TENANT_TABLES as readonly string[]).includes(input.table)
+      ? [...PRIMARY_KEYS[input.table], 'company_id']
+      : PRIMARY_KEYS[input.table];
   const encodeRow = (keyOnly: boolean) =>
     Object.fromEntries(
       columns.map((c) => [

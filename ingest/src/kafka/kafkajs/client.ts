@@ -16,6 +16,7 @@ import type {
 } from '../client.ts';
 import { registerCodecs } from './codecs.ts';
 import { isRetriable, isSaslAuthenticationFailure } from './errors.ts';
+import { fixedPartitionAssigner } from './fixed-assigner.ts';
 import { leaveGroupAs } from './leave-group.ts';
 import { kafkaLogCreator } from './log-bridge.ts';
 
@@ -48,10 +49,14 @@ function kafkajsAdmin(admin: Admin): KafkaAdmin {
     connect: () => admin.connect(),
     disconnect: () => admin.disconnect(),
     listTopics: () => admin.listTopics(),
-    async createTopics(topics, config) {
+    async createTopics(topics, config, partitions) {
       const configEntries = Object.entries(config).map(([name, value]) => ({ name, value }));
       await admin.createTopics({
-        topics: topics.map((topic) => ({ topic, configEntries })),
+        topics: topics.map((topic) => ({
+          topic,
+          configEntries,
+          ...(partitions !== undefined && { numPartitions: partitions }),
+        })),
         waitForLeaders: true,
       });
     },
@@ -109,6 +114,7 @@ function kafkajsConsumer(
     maxWaitTimeInMs: 1000,
     maxBytesPerPartition: options.fetchMaxBytes,
     retry: BROKER_RETRY,
+    ...(options.assignment && { partitionAssigners: [fixedPartitionAssigner(options.assignment)] }),
   });
   const { CRASH, GROUP_JOIN, DISCONNECT, STOP } = consumer.events;
   consumer.on(GROUP_JOIN, ({ payload }) =>
