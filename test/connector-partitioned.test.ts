@@ -195,13 +195,15 @@ describe('PDA_DATA_PARTITIONS', () => {
     const stackDir = mkdtempSync(join(tmpdir(), 'pda-partitions-'));
     try {
       const data = join(stackDir, 'kafka', 'data');
-      for (const dir of ['pda.public.sites-0', 'pda.public.sites-1.abc-delete', 'pda.public.companies-0'])
-        mkdirSync(join(data, dir), { recursive: true });
       const check = (n: string) =>
         bash(
-          'source ops/stack/lib/common.sh; source ops/stack/lib/kafka.sh; source ops/stack/lib/topics.sh; data_topics_partitions_check',
+          'set -euo pipefail; source ops/stack/lib/common.sh; source ops/stack/lib/kafka.sh; source ops/stack/lib/topics.sh; data_topics_partitions_check',
           { PDA_STACK_DIR: stackDir, PDA_DATA_PARTITIONS: n },
         );
+      // A new stack has no log dir yet (set -e in stack.sh: a failing probe must not end `up`).
+      expect(check('4').status).toBe(0);
+      for (const dir of ['pda.public.sites-0', 'pda.public.sites-1.abc-delete', 'pda.public.companies-0'])
+        mkdirSync(join(data, dir), { recursive: true });
       expect(check('1').status).toBe(0);
       const refused = check('4');
       expect(refused.status).toBe(1);

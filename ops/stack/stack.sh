@@ -59,12 +59,12 @@ cmd_up() {
   mkdir -p "$PDA_STACK_DIR" "$LOG_DIR" "$RUN_DIR"
   fetch_all
   load_captured_tables
-  data_partitions_check
+  # Before anything changes: topics that exist with another partition count refuse the count.
+  data_topics_partitions_check
   pg_start
   pg_provision
   if data_partitioned; then pg_partitioned_identity; fi
   kafka_start
-  data_topics_partitions_check
   if kafka_sasl_wanted; then
     kafka_sasl_provision
     kafka_sasl_env

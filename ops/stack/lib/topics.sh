@@ -64,6 +64,7 @@ data_topics_configure() {
 data_topics_partitions_check() {
   local table topic count
   data_partitions_check
+  [[ -d "$KAFKA_HOME/data" ]] || return 0 # a new stack: no topic yet
   for table in $(partitioned_tenant_tables); do
     topic="$PDA_TOPIC_PREFIX.public.$table"
     count="$(find "$KAFKA_HOME/data" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
