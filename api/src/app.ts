@@ -7,6 +7,7 @@ import type { AppOptions } from './app-options.ts';
 import type { Config } from './config.ts';
 import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
 import type {} from './fastify-augmentations.ts';
+import { hopRequestId, secretMatcher } from './forward/hop.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { CompressionSettings } from './http/encoders.ts';
 import { answerMalformedUrl } from './http/framework-error.ts';
@@ -44,10 +45,12 @@ declare module 'fastify' {
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  // A trusted hop from another api node keeps the request id the partner was given (plugins/forward.ts).
+  const hopMatches = config.forwarding ? secretMatcher(config.forwarding.secret) : undefined;
   const app = Fastify({
     // No key in any log line, not even one sent in the URL (http/log-redaction.ts).
     ...redactingLogger(config.logLevel, deps.logger, deps.loggerInstance),
-    genReqId: () => randomUUID(),
+    genReqId: (request) => hopRequestId(request, hopMatches) ?? randomUUID(),
     // One line per request instead of Fastify's two (http/request-log.ts).
     logController: new OneLinePerRequest(),
     // A list is copied: Fastify's type wants a mutable array (it only reads it).

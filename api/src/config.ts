@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Ownership, OwnershipError, ownershipWriter, readOwnershipFile } from '@pda/projections/model';
 import { z } from 'zod';
 import type { ConnectionLimits } from './http/connection-limits.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
@@ -66,6 +68,15 @@ const fields = z.object({
   API_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(64),
   // Change-feed requests held by `wait` at once (changes/held-requests.ts); beyond: 503. 0 = none held.
   API_MAX_HELD_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+  // Writers split by company (api/README.md, "Writers split by company"): all three or none.
+  API_OWNERSHIP_FILE: optionalString,
+  API_WRITER_NAME: optionalString,
+  API_FORWARD_SECRET_FILE: optionalString,
+  // A hop to the owner: connecting, then its answer's headers (a held change-feed request adds its
+  // `wait`); beyond them the partner gets 503 + Retry-After.
+  API_FORWARD_CONNECT_TIMEOUT_MS: timeoutMs.default(2_000),
+  API_FORWARD_TIMEOUT_MS: timeoutMs.default(10_000),
+  API_FORWARD_RETRY_AFTER_S: positiveInt.max(3_600).default(5),
   // true/false, or the balancer's addresses/CIDRs (http/trust-proxy.ts; docs/deployment-replicas.md).
   API_TRUST_PROXY: z
     .string()
@@ -137,6 +148,12 @@ export interface Config {
   readonly maxHeldRequests: number;
   /** Timeouts and the per-address cap of client connections (http/connection-limits.ts). */
   readonly connections: ConnectionLimits;
+  /**
+   * Writers split by company (plugins/forward.ts): the ownership file, this writer's name in it and
+   * the secret that marks a hop between api nodes as trusted; undefined = one writer holds every
+   * company (no forwarding, hop headers ignored).
+   */
+  readonly forwarding: ForwardingConfig | undefined;
   /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
   readonly underPressure: {
     readonly maxEventLoopDelayMs: number;
@@ -149,6 +166,64 @@ export interface Config {
      */
     readonly sampleIntervalMs: number;
   };
+}
+
+export interface ForwardingConfig {
+  readonly ownershipFile: string;
+  /** The file as read at start (checked: parseOwnership); plugins/forward.ts re-reads it when it changes. */
+  readonly ownership: Ownership;
+  readonly writerName: string;
+  /** Sent on every hop and compared in constant time on arrival; never logged. */
+  readonly secret: string;
+  readonly connectTimeoutMs: number;
+  /** Until the owner's answer headers arrive (and between its body's chunks); long polls add their `wait`. */
+  readonly timeoutMs: number;
+  /** Retry-After of the 503 answered when the owner cannot be reached (or ownership is out of step). */
+  readonly retryAfterSeconds: number;
+}
+
+/** Shortest forward secret accepted, in bytes (as the cursor secret: 256 bits of a random hex string). */
+export const MIN_FORWARD_SECRET_BYTES = 32;
+
+function forwardingConfig(e: z.infer<typeof fields>): ForwardingConfig | undefined {
+  const { API_OWNERSHIP_FILE: file, API_WRITER_NAME: name, API_FORWARD_SECRET_FILE: secretFile } = e;
+  if (file === undefined && name === undefined && secretFile === undefined) return undefined;
+  if (file === undefined || name === undefined || secretFile === undefined) {
+    throw new ConfigError(
+      'invalid api configuration: API_OWNERSHIP_FILE, API_WRITER_NAME and API_FORWARD_SECRET_FILE go together (writers split by company): set all three or none',
+    );
+  }
+  let ownership: Ownership;
+  try {
+    ownership = readOwnershipFile(file);
+    ownershipWriter(ownership, name);
+  } catch (error) {
+    if (error instanceof OwnershipError) throw new ConfigError(`invalid api configuration: ${error.message}`);
+    throw error;
+  }
+  let secret: string;
+  try {
+    // A trailing newline (echo > file, a mounted secret) is not part of the secret.
+    secret = readFileSync(secretFile, 'utf8').replace(/[\r\n]+$/, '');
+  } catch (error) {
+    throw new ConfigError(
+      `invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    );
+  }
+  if (Buffer.byteLength(secret) < MIN_FORWARD_SECRET_BYTES || /[^\x21-\x7e]/.test(secret)) {
+    throw new ConfigError(
+      `invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: the secret must be at least ${MIN_FORWARD_SECRET_BYTES} bytes of visible ASCII (e.g. openssl rand -hex 32)`,
+    );
+  }
+  return Object.freeze({
+    ownershipFile: file,
+    ownership,
+    writerName: name,
+    secret,
+    connectTimeoutMs: e.API_FORWARD_CONNECT_TIMEOUT_MS,
+    timeoutMs: e.API_FORWARD_TIMEOUT_MS,
+    retryAfterSeconds: e.API_FORWARD_RETRY_AFTER_S,
+  });
 }
 
 export class ConfigError extends Error {
@@ -202,6 +277,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
       keepAliveTimeoutMs: e.API_KEEP_ALIVE_TIMEOUT_MS,
       maxPerAddress: e.API_MAX_CONNECTIONS_PER_ADDRESS,
     }),
+    forwarding: forwardingConfig(e),
     underPressure: Object.freeze({
       maxEventLoopDelayMs: e.API_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.API_MAX_HEAP_USED_BYTES,

@@ -29,6 +29,21 @@ export type RefusalReason =
   | 'connections_per_address'
   | 'request_timeout';
 
+/**
+ * What became of a request at the hop between api nodes of writers split by company
+ * (plugins/forward.ts). On the node the partner reached: `served_by_owner` (the owner answered,
+ * whatever its status) or `owner_unreachable` (refused, reset, timed out: 503). On the owner:
+ * `hop_served` (a trusted hop answered here), `hop_refused` (a wrong secret: 401) or
+ * `hop_not_owner` (a trusted hop for a company this node does not serve: 503, ownership files out
+ * of step).
+ */
+export type ForwardOutcome =
+  | 'served_by_owner'
+  | 'owner_unreachable'
+  | 'hop_served'
+  | 'hop_refused'
+  | 'hop_not_owner';
+
 /** What the gauges read at scrape time. */
 export interface MetricsSources {
   /** The read cache of company files: lookups, evictions, files open and the bound. */
@@ -47,6 +62,8 @@ export interface ApiMetrics {
    */
   recordRequest(operation: string | undefined, statusCode: number, seconds: number): void;
   recordRefusal(reason: RefusalReason): void;
+  /** One request at the hop between api nodes (writers split by company). */
+  recordForward(outcome: ForwardOutcome): void;
 }
 
 /** Fast-API buckets: most answers take a millisecond or two, a deep page or a cold file more. */
@@ -72,6 +89,12 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
     help: 'Time from receiving a request to the end of its answer, by contract operationId',
     labelNames: ['operation'],
     buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const forwarded = new Counter({
+    name: 'pda_api_forwarded_total',
+    help: 'Requests at the hop between api nodes of writers split by company, by outcome',
+    labelNames: ['outcome'],
     registers: [registry],
   });
   const refused = new Counter({
@@ -176,6 +199,13 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
     },
     recordRefusal(reason) {
       refused.inc({ reason });
+    },
+    recordForward(outcome) {
+      try {
+        forwarded.inc({ outcome });
+      } catch (error) {
+        onFailure(error);
+      }
     },
   };
 }

@@ -62,6 +62,10 @@ export default fp(
       timeWindow: windowMs,
       enableDraftSpec: true,
       keyGenerator: rateLimitKey,
+      // A hop from another api node with the shared secret was metered where the partner's request
+      // arrived (plugins/forward.ts): counted once, not again here (no RateLimit-* headers from
+      // here either: the forwarding node's travel with the answer).
+      allowList: (request) => request.hop?.trusted === true,
       errorResponseBuilder: (_request, context) => rateLimitExceeded(context.ttl),
       store,
     });
@@ -70,6 +74,8 @@ export default fp(
     const budgets = new store();
     app.decorate('meterClientAddress', addressMeter(budgets, addressKey, max, windowMs));
     app.decorate('refundRateLimit', (request: FastifyRequest, reply: FastifyReply) => {
+      // Not counted here (above): the forwarding node gives it back when the 304 reaches it.
+      if (request.hop?.trusted === true) return Promise.resolve();
       return new Promise<void>((resolve) => {
         budgets.refund(
           rateLimitKey(request),
@@ -84,5 +90,9 @@ export default fp(
       });
     });
   },
-  { name: 'pda-rate-limit', fastify: '5.x', dependencies: ['pda-config', 'pda-auth', 'pda-cors'] },
+  {
+    name: 'pda-rate-limit',
+    fastify: '5.x',
+    dependencies: ['pda-config', 'pda-auth', 'pda-cors', 'pda-forward'],
+  },
 );
