@@ -68,7 +68,7 @@ function parseWithoutDuplicates(text: string): Record<string, string> {
 
 const tableList = { 'table.include.list': 'public.sites,public.companies' };
 
-/** Exactly what N = 4 adds to or changes in connector.json (the brief of issue 28, item 1). */
+/** Exactly what N = 4 adds to or changes in connector.json. */
 const PARTITIONED_4 = {
   'topic.creation.default.partitions': '4',
   'topic.creation.groups': 'single',
