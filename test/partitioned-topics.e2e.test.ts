@@ -271,6 +271,14 @@ afterAll(async () => {
   } finally {
     await admin.disconnect();
   }
+  // The private topics' key and value schemas, so that runs do not pile up in the registry.
+  const registry = stackEnv().schemaRegistryUrl;
+  const subjects = (await (await fetch(`${registry}/subjects`)).json()) as string[];
+  for (const subject of subjects.filter((name) => name.startsWith(`${topicPrefix}.`))) {
+    const at = `${registry}/subjects/${encodeURIComponent(subject)}`;
+    await fetch(at, { method: 'DELETE' });
+    await fetch(`${at}?permanent=true`, { method: 'DELETE' });
+  }
   await pool?.end();
   if (databaseCreated) stack('database', 'drop', database);
 });
