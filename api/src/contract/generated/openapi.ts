@@ -815,7 +815,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `service_unavailable`: the projections cannot be read right now (missing, being rebuilt, or newer than this build understands) or the process is overloaded. */
+        /** @description `service_unavailable`: the projections cannot be read right now (missing, being rebuilt, or newer than this build understands), the part of the service holding the company cannot be reached or is moving (with `Retry-After`: retry after it), or the process is overloaded. */
         ServiceUnavailable: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
