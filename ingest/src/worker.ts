@@ -219,6 +219,9 @@ function storeOptionsOf(
     maxOpenCompanies,
     idleCloseMs: config.INGEST_IDLE_CLOSE_S * 1000,
     maxStatementsPerFile: config.INGEST_MAX_STATEMENTS_PER_FILE,
+    ...(config.ownership && {
+      ownedPartitions: { partitions: config.ownership.partitions, applied: config.ownership.applied },
+    }),
     deadLetters: {
       retentionMs: config.INGEST_DEAD_LETTER_RETENTION_S * 1000,
       maxRows: config.INGEST_DEAD_LETTER_MAX_ROWS,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, UpsertChange } from '../src/model/index.ts';
+import { type Change, companyPartition, type UpsertChange } from '../src/model/index.ts';
+import { listCompanyFiles } from '../src/model/paths.ts';
 import { makeDelete, makeUpsert, sampleRow } from '../src/testing/index.ts';
 import { ProjectionStore } from '../src/write/index.ts';
 import { A, B, C, companyRows, controlRows, dump, fixedClock, id, tempDataDir } from './helpers.ts';
@@ -169,6 +170,22 @@ describe('a move on company-keyed partitions', () => {
     // And a key-only delete still follows the route.
     store.applyBatch([makeDelete('sites', { id: S1 }, 30)]);
     expect(companyRows(dir, B, 'tombstones')).toMatchObject([{ id: S1, _src_lsn: 30 }]);
+    store.close();
+  });
+});
+
+describe('a writer split by company (ownedPartitions)', () => {
+  it('keeps every company row in control.sqlite but creates files only for its own companies', () => {
+    const dir = tempDataDir();
+    const mine = [A, B, C].find((c) => companyPartition(c, 2) === 0) as string;
+    const theirs = [A, B, C].find((c) => companyPartition(c, 2) === 1) as string;
+    const store = ProjectionStore.open({ dataDir: dir, ownedPartitions: { partitions: 2, applied: [0] } });
+    store.applyBatch([
+      makeUpsert('companies', sampleRow('companies', { id: mine }), 1),
+      makeUpsert('companies', sampleRow('companies', { id: theirs }), 2),
+    ]);
+    expect(controlRows(dir, 'companies').map((r) => r.id)).toEqual([mine, theirs].sort());
+    expect(listCompanyFiles(dir)).toEqual([mine]);
     store.close();
   });
 });

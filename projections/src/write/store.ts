@@ -1,6 +1,7 @@
 import type { Change } from '../model/change.ts';
 import { processOpenFilesBound } from '../model/descriptors.ts';
 import { CompanyFileDamagedError, InvalidCompanyIdError } from '../model/errors.ts';
+import { companyPartition } from '../model/ownership.ts';
 import { isUuid } from '../model/paths.ts';
 import { DEFAULT_STATEMENTS_PER_HANDLE, StatementCounts } from '../model/statement-lru.ts';
 import type { CompanyFault } from '../read/company-faults.ts';
@@ -45,6 +46,12 @@ export interface ProjectionStoreOptions {
   readonly clockUs?: ClockUs;
   /** Wall clock in ms for ingest_state and dead letters (tests inject one). */
   readonly nowMs?: () => number;
+  /**
+   * A writer of a deployment split by company (model/ownership.ts): the tenant partitions it
+   * applies. A company row of another writer's partition is kept in control.sqlite (every writer
+   * has every company and key) but gets no file here. Plain data: it crosses to the apply thread.
+   */
+  readonly ownedPartitions?: { readonly partitions: number; readonly applied: readonly number[] };
 }
 
 export interface ApplyOptions {
@@ -113,6 +120,11 @@ export class ProjectionStore {
     this.#maxStatements = Math.max(1, options.maxStatementsPerFile ?? DEFAULT_STATEMENTS_PER_HANDLE);
     const statements = { max: this.#maxStatements, counts: this.#statements };
     this.#control = new ControlFile(options.dataDir, statements, options.deadLetters);
+    const owned = options.ownedPartitions;
+    if (owned !== undefined) {
+      const applied = new Set(owned.applied);
+      this.#control.ownsCompany = (id) => applied.has(companyPartition(id, owned.partitions));
+    }
     const max = options.maxOpenCompanies ?? processOpenFilesBound('auto', WRITER_DESCRIPTOR_RESERVE).max;
     this.#files = new CompanyFiles(
       options.dataDir,

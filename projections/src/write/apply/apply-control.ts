@@ -146,7 +146,7 @@ function applyControlOp(control: ControlFile, files: CompanyFiles, op: ControlOp
       if (upsertStatement(statements, spec, op.missing).run(...op.values, op.lsn).changes === 0)
         return 'skipped';
       if (tombstone !== undefined) removeTombstone(statements, op.table, op.key);
-      if (op.table === 'companies') files.get(op.key);
+      if (op.table === 'companies' && control.ownsCompany(op.key)) files.get(op.key);
       return 'applied';
     }
     case 'delete': {

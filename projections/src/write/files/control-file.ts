@@ -21,6 +21,8 @@ export class ControlFile {
   readonly faults: CompanyFaults;
   /** How many dead letters the file keeps, and how long (dead-letters.ts). */
   readonly deadLetterLimits: DeadLetterLimits;
+  /** Whether a company's file belongs in this data directory (a split writer's: store.ts ownedPartitions). */
+  ownsCompany: (companyId: string) => boolean = () => true;
 
   constructor(
     dataDir: string,
