@@ -34,11 +34,18 @@ if (!group || !prefix || !dataDir || !(expected > 0) || dataTables.size === 0) {
 
 const say = (message: Record<string, unknown>) => process.stdout.write(`FANOUT ${JSON.stringify(message)}\n`);
 
+// INGEST_* variables of this process's environment reach the worker (runIngest's `ingestEnv`).
+const ingestEnv = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[0].startsWith('INGEST_') && entry[1] !== undefined,
+  ),
+);
 const { worker, metrics } = benchWorker({
   groupId: group,
   topicPrefix: prefix,
   dataDir,
   avscTypes: await loadAvscTypes(),
+  env: ingestEnv,
 });
 
 /** Events handled (any outcome), of which data events (the tenant tables), and per outcome. */

@@ -28,6 +28,8 @@ export interface IngestOptions {
   readonly launcher: readonly string[];
   /** Give up when nothing more is handled for this long. */
   readonly stallSeconds: number;
+  /** INGEST_* variables the child's worker gets on top of the benchmark's (writers.ts: ownership). */
+  readonly ingestEnv?: Readonly<Record<string, string>>;
 }
 
 export interface IngestResult {
@@ -84,7 +86,10 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     '--companies',
     String(options.companies),
   ];
-  const child = spawn(argv[0] ?? process.execPath, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(argv[0] ?? process.execPath, argv.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.ingestEnv },
+  });
   const pid = child.pid ?? 0;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let logErrors = 0;

@@ -10,6 +10,8 @@ export interface ProcessStats {
   /** VmHWM: the peak resident set of the process's life (all its threads). */
   readonly peakRssMb: number;
   readonly openFds: number;
+  /** User + system CPU seconds of the process so far (all its threads). */
+  readonly cpuSeconds: number;
 }
 
 export function processStats(pid: number): ProcessStats {
@@ -19,7 +21,16 @@ export function processStats(pid: number): ProcessStats {
     rssMb: Math.round(kb('VmRSS') / 1024),
     peakRssMb: Math.round(kb('VmHWM') / 1024),
     openFds: readdirSync(`/proc/${pid}/fd`).length,
+    cpuSeconds: cpuSecondsOf(pid),
   };
+}
+
+/** utime + stime from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s on Linux). */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 export interface NofileLimit {

@@ -6,11 +6,20 @@ import { DATA_TOPIC_CONFIG_ENTRIES } from '@pda/ingest';
 import type { EncodedEvent } from '@pda/ingest/testing';
 import type { Admin, CompressionTypes, Kafka } from 'kafkajs';
 
-/** One partition each, created as the connector creates its topics (compacted; nothing is old
- * enough to be compacted during a run), so the worker sees what it sees in production. */
-export async function createDataTopics(admin: Admin, topics: readonly string[]): Promise<void> {
+/** One partition each (or `partitionsOf(topic)`), created as the connector creates its topics
+ * (compacted; nothing is old enough to be compacted during a run), so the worker sees what it sees
+ * in production. */
+export async function createDataTopics(
+  admin: Admin,
+  topics: readonly string[],
+  partitionsOf: (topic: string) => number = () => 1,
+): Promise<void> {
   await admin.createTopics({
-    topics: topics.map((topic) => ({ topic, numPartitions: 1, configEntries: DATA_TOPIC_CONFIG_ENTRIES })),
+    topics: topics.map((topic) => ({
+      topic,
+      numPartitions: partitionsOf(topic),
+      configEntries: DATA_TOPIC_CONFIG_ENTRIES,
+    })),
     waitForLeaders: true,
   });
 }
@@ -24,6 +33,8 @@ export interface FillOptions {
    * Unset: up to 200 events / 900 KB per send over all topics (fastest fill).
    */
   readonly batchBytes?: number;
+  /** The partition of each event (the connector's PartitionRouting); unset: the key's partition. */
+  readonly partitionOf?: (event: EncodedEvent) => number;
 }
 
 /** Produces every event in order per topic; returns the bytes of keys and values sent. */
@@ -32,6 +43,8 @@ export async function fillTopics(
   events: Iterable<EncodedEvent>,
   options: FillOptions = {},
 ): Promise<number> {
+  if (options.batchBytes !== undefined && options.partitionOf !== undefined)
+    throw new Error('fillTopics: batchBytes and partitionOf together are not supported');
   if (options.batchBytes !== undefined)
     return fillInProducerBatches(kafka, events, options.batchBytes, options);
   const producer = kafka.producer({ allowAutoTopicCreation: false });
@@ -43,10 +56,11 @@ export async function fillTopics(
   let pendingBytes = 0;
   const inFlight = new Set<Promise<unknown>>();
   const flush = async () => {
-    const byTopic = new Map<string, { key: string; value: string }[]>();
+    const byTopic = new Map<string, { key: string; value: string; partition?: number }[]>();
     for (const e of pending) {
       const list = byTopic.get(e.topic) ?? [];
-      list.push({ key: e.key, value: e.value });
+      const partition = options.partitionOf?.(e);
+      list.push({ key: e.key, value: e.value, ...(partition === undefined ? {} : { partition }) });
       byTopic.set(e.topic, list);
     }
     pending = [];
