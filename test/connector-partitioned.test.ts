@@ -1,17 +1,17 @@
 // Company-keyed partitions (PDA_DATA_PARTITIONS, ops/stack/README.md, "Partitioned topics"): with
 // 1, the default, every path registers ops/stack/connector.json unchanged; with N > 1 the native
 // stack (lib/connect.sh, jq), compose's registration job (compose/register-connector.sh, plain bash)
-// and the tests' connectors (test/src/partitioned-connector.ts) all add exactly the settings of
+// and the connectors TypeScript registers (ops/stack/connector-config.ts) all add exactly the settings of
 // ops/stack/connector-partitioned.json with N in place of its placeholder. The overlay and
 // ops/db/partitioned-identity.sql name tables, so they are compared with the table registry here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dataPartitions, partitionedConnectorOverlay } from '@pda/ops/stack';
 import { CONTROL_TABLE_NAMES, TENANT_TABLE_NAMES } from '@pda/schemas/registry';
 import { describe, expect, it } from 'vitest';
 import { shippedConnectorConfig } from './src/avro-records.ts';
-import { dataPartitions, partitionedConnectorOverlay } from './src/partitioned-connector.ts';
 import { repoRoot } from './src/stack-env.ts';
 
 const TABLES = 'sites,companies';

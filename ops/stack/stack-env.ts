@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+export { dataPartitions, partitionedConnectorOverlay } from './connector-config.ts';
+
 const repoRoot = join(import.meta.dirname, '..', '..');
 
 /** The stack dir that `stack.sh` run with this environment uses. */

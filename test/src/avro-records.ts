@@ -12,7 +12,7 @@ import {
   schemaIdOf,
   WriterSchemas,
 } from '@pda/ingest';
-import { partitionedConnectorOverlay } from './partitioned-connector.ts';
+import { partitionedConnectorOverlay } from '@pda/ops/stack';
 import { loadStackEnv, repoRoot } from './stack-env.ts';
 
 export type ConverterFormat = 'avro' | 'json' | 'json-schemaless';

@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dataPartitions, partitionedConnectorOverlay } from '@pda/ops/stack';
 import { freePort } from '@pda/projections/testing';
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
-import { dataPartitions, partitionedConnectorOverlay } from './partitioned-connector.ts';
 import { repoRoot } from './stack-env.ts';
 
 /** The pins the images are tagged with (ops/stack/versions.env). */
