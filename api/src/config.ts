@@ -196,9 +196,15 @@ function forwardingConfig(e: z.infer<typeof fields>): ForwardingConfig | undefin
   let ownership: Ownership;
   try {
     ownership = readOwnershipFile(file);
-    ownershipWriter(ownership, name);
   } catch (error) {
     if (error instanceof OwnershipError) throw new ConfigError(`invalid api configuration: ${error.message}`);
+    throw error;
+  }
+  try {
+    ownershipWriter(ownership, name);
+  } catch (error) {
+    if (error instanceof OwnershipError)
+      throw new ConfigError(`invalid api configuration: API_WRITER_NAME: ${error.message} (${file})`);
     throw error;
   }
   let secret: string;

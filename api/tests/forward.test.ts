@@ -424,6 +424,37 @@ describe('a dead owner', () => {
     expect((await call(ports.x, '/v1/sites', bearer(f.keys.a))).status).toBe(200);
   });
 
+  test('a connection closed before the answer is tried once more; twice is a 503', async () => {
+    let connections = 0;
+    let closeFirst = 1;
+    const flaky: Server = createServer((socket) => {
+      connections += 1;
+      const n = connections;
+      socket.once('data', () => {
+        if (n <= closeFirst) socket.destroy();
+        else
+          socket.end(
+            'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}',
+          );
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(ports.y, '127.0.0.1', resolve));
+    try {
+      const answer = await call(ports.x, '/v1/sites', bearer(f.keys.b));
+      expect(answer.status).toBe(200);
+      expect(answer.body.toString()).toBe('{}');
+      expect(connections).toBe(2);
+      connections = 0;
+      closeFirst = 2;
+      const refused = await call(ports.x, '/v1/sites', bearer(f.keys.b));
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('7');
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
+  });
+
   test('accepting but never answering: 503 after the hop timeout', async () => {
     const sockets: Socket[] = [];
     const silent: Server = createServer((socket) => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runEntryPoint } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +31,33 @@ describe('api main.ts with a bad configuration', () => {
     });
     expect(code, stderr).toBe(2);
     expect(stderr).toMatch(/^api: invalid api configuration: API_ADMIN_PORT: [^\n]+\n$/);
+  });
+
+  it('refuses an ownership file that does not name this writer: exit 2, one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pda-api-main-ownership-'));
+    try {
+      const ownership = join(dir, 'ownership.json');
+      writeFileSync(
+        ownership,
+        JSON.stringify({ partitions: 1, writers: [{ name: 'a', api: 'http://10.0.0.1:8080', serves: [0] }] }),
+      );
+      const secret = join(dir, 'secret');
+      writeFileSync(secret, `${'s'.repeat(64)}\n`);
+      const { code, stderr } = await runEntryPoint(main, {
+        API_DATA_DIR: '/nonexistent',
+        API_CURSOR_SECRET: 's'.repeat(32),
+        API_PORT: '0',
+        API_OWNERSHIP_FILE: ownership,
+        API_WRITER_NAME: 'b',
+        API_FORWARD_SECRET_FILE: secret,
+      });
+      expect(code, stderr).toBe(2);
+      expect(stderr).toMatch(
+        /^api: invalid api configuration: API_WRITER_NAME: writer "b" is not in the ownership file[^\n]*\n$/,
+      );
+      expect(stderr).not.toContain('s'.repeat(32));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -190,8 +190,10 @@ export default fp(
         reply.from(`${owner.api}${request.raw.url ?? request.url}`, {
           timeout: timeoutMs + waitMs,
           // reply-from retries a GET answered 503 (up to 10 times, after its Retry-After) by default:
-          // the owner's 503s (rebuilding, overloaded) are the partner's to see, at once.
-          retryDelay: () => null,
+          // the owner's 503s (rebuilding, overloaded) are the partner's to see, at once. The one
+          // retry: a kept-alive connection the owner had closed (a restart, its idle timeout) fails
+          // before any answer; every operation here is a GET, so it is sent once more at once.
+          retryDelay: ({ err, attempt }) => (attempt === 0 && isClosedConnection(err) ? 1 : null),
           rewriteRequestHeaders: (_request, headers) => {
             const out = { ...headers };
             for (const name of REQUEST_HOP_BY_HOP) delete out[name];
@@ -248,6 +250,12 @@ export default fp(
     dependencies: ['pda-config', 'pda-auth', 'pda-problems', 'pda-metrics'],
   },
 );
+
+/** A connection that broke before the owner answered: undici's socket error, or a reset. */
+function isClosedConnection(error: Error | undefined): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}
 
 /** The `wait` of a change-feed request, before validation (the owner validates it): 0–30 s. */
 function waitSeconds(query: unknown): number {
