@@ -5,7 +5,7 @@
 // ops/stack/connector-partitioned.json with N in place of its placeholder. The overlay and
 // ops/db/partitioned-identity.sql name tables, so they are compared with the table registry here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataPartitions, partitionedConnectorOverlay } from '@pda/ops/stack';
@@ -189,6 +189,57 @@ describe('PDA_DATA_PARTITIONS', () => {
           .map(([k, v]) => [k.slice(`topic.creation.${name}.`.length), v]),
       );
     expect(group(overlay, 'single')).toEqual(group(shipped, 'default'));
+  });
+
+  it("compose's postgres init applies the identity script only with N > 1, after the schema", () => {
+    const bin = mkdtempSync(join(tmpdir(), 'pda-psql-'));
+    try {
+      // A stand-in for psql that records the file each call applies.
+      writeFileSync(
+        join(bin, 'psql'),
+        '#!/usr/bin/env bash\nwhile (($#)); do [[ "$1" == -f ]] && echo "$2" >>"$PSQL_LOG"; shift; done\n',
+        { mode: 0o755 },
+      );
+      const applied = (n: string) => {
+        const log = join(bin, `log-${n}`);
+        const run = bash('bash ops/stack/compose/postgres-init.sh', {
+          PATH: `${bin}:${process.env.PATH}`,
+          PSQL_LOG: log,
+          PDA_DATA_PARTITIONS: n,
+          PDA_CAPTURED_TABLES: TABLES,
+          POSTGRES_USER: 'pda',
+          POSTGRES_DB: 'pda',
+          POSTGRES_PASSWORD: 'x',
+          PDA_DEBEZIUM_USER: 'debezium',
+          PDA_DEBEZIUM_PASSWORD: 'x',
+          PDA_REGISTRY_DB_PASSWORD: 'x',
+        });
+        return {
+          status: run.status,
+          stderr: run.stderr,
+          files: run.status === 0 ? readFileSync(log, 'utf8').trim().split('\n') : [],
+        };
+      };
+      expect(applied('1').files).toEqual([
+        '/pda/sql/roles.sql',
+        '/pda/schema.sql',
+        '/pda/sql/publication.sql',
+        '/pda/sql/registry-db.sql',
+      ]);
+      expect(applied('4').files).toEqual([
+        '/pda/sql/roles.sql',
+        '/pda/schema.sql',
+        '/pda/sql/publication.sql',
+        '/pda/partitioned-identity.sql',
+        '/pda/sql/registry-db.sql',
+      ]);
+      expect(applied('x')).toMatchObject({
+        status: 1,
+        stderr: expect.stringContaining("PDA_DATA_PARTITIONS='x'"),
+      });
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('up refuses tenant topics that exist with another partition count', () => {
