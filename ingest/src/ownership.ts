@@ -9,6 +9,7 @@ import {
   type Change,
   companyPartition,
   isUuid,
+  listCompanyFiles,
   ownershipWriter,
   readOwnershipFile,
   TENANT_TABLES,
@@ -108,3 +109,12 @@ export async function checkTenantPartitions(
       `the connector and the ownership file disagree: ${ownership.file} says ${ownership.partitions} partitions per tenant topic, but ${wrong.join(', ')}; fix the file or the topics (partition.topic.num) before starting writer "${ownership.writer}"`,
     );
 }
+
+/** Company files in `dataDir` whose company this writer does not apply (its ownership shrank). */
+export function unownedCompanyFiles(dataDir: string, ownership: WriterOwnership): string[] {
+  const applied = new Set(ownership.applied);
+  return listCompanyFiles(dataDir).filter((id) => !applied.has(companyPartition(id, ownership.partitions)));
+}
+
+/** The command that removes them (ingest/README.md, "Writers split by company"). */
+export const REMOVE_UNOWNED_COMMAND = 'pnpm --filter @pda/ingest run remove-unowned';

@@ -33,7 +33,7 @@ import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
 import { type CatchUpReporter, createCatchUpReporter } from './ops/catch-up-reporter.ts';
 import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
 import { readinessReport } from './ops/readiness.ts';
-import { foreignCompanyOf } from './ownership.ts';
+import { foreignCompanyOf, REMOVE_UNOWNED_COMMAND, unownedCompanyFiles } from './ownership.ts';
 import type { CompanyRebuildResult } from './rebuild/company-rebuild.ts';
 import { createCompanyRebuilds, type LiveGeneration } from './rebuild/company-rebuilds.ts';
 import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
@@ -165,6 +165,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
           rebuilds: rebuilds.list,
         });
         logStarted(config, logger, admin.port, companyFiles);
+        reportUnownedCompanies(config, logger, metrics);
         metrics.openCompanyFilesMax.set(companyFiles.max);
         while (!stopped.signal.aborted) await runGeneration();
         // Drained: a rebuild stops its worker once caught up, and this sample logs 'caught up'.
@@ -340,6 +341,22 @@ function startKafkaGauges(
     metrics.connected.set(source()?.connected() ? 1 : 0);
     catchUp.observe(lag);
   }, 1000);
+}
+
+/**
+ * A split writer whose ownership shrank keeps the files of the companies it gave away until the
+ * operator removes them (remove-unowned): counted once at start, one warning line, and a gauge.
+ */
+function reportUnownedCompanies(config: IngestConfig, logger: Logger, metrics: IngestMetrics): void {
+  if (!config.ownership) return;
+  const dataDir = resolvedDataDir(config.INGEST_DATA_DIR) ?? config.INGEST_DATA_DIR;
+  const count = unownedCompanyFiles(dataDir, config.ownership).length;
+  metrics.companiesNotOwned.set(count);
+  if (count > 0)
+    logger.warn(
+      { count, writer: config.ownership.writer, ownershipFile: config.ownership.file },
+      `company files of companies this writer no longer applies stay on disk (not updated, not served by this writer) until removed: stop the writer and run ${REMOVE_UNOWNED_COMMAND}`,
+    );
 }
 
 function logStarted(

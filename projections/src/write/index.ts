@@ -21,3 +21,4 @@ export {
   type DeadLetterLimits,
 } from './upkeep/dead-letters.ts';
 export type { PruneCursor, PruneOptions, PruneStep } from './upkeep/prune-tombstones.ts';
+export { removeCompanyFiles } from './upkeep/remove-companies.ts';
