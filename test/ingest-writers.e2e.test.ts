@@ -9,14 +9,15 @@
 //   deletions;
 // - b killed with SIGKILL mid-load and restarted loses nothing, and its assignment does not move;
 // - then one writer with every partition handles move pairs arriving in both orders.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import { companyPartition, SOURCE_TABLES, type SourceTable, TENANT_TABLES } from '@pda/projections/model';
 import { openCompanyReader } from '@pda/projections/read';
+import { freePort } from '@pda/projections/testing';
 import { AssignerProtocol, type Kafka, Partitioners } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deleteTopics } from './src/produce-events.ts';
@@ -172,25 +173,41 @@ interface Writer {
 const alive = (child: ChildProcess | undefined) =>
   child !== undefined && child.exitCode === null && child.signalCode === null;
 
+function writerEnv(writer: Writer, ownershipFile: string, adminPort = '0'): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    INGEST_KAFKA_BROKERS: stackEnv().kafkaBrokers.join(','),
+    INGEST_TOPIC_PREFIX: prefix,
+    INGEST_GROUP_ID: writer.groupId,
+    INGEST_DATA_DIR: writer.dataDir,
+    INGEST_ADMIN_PORT: adminPort,
+    INGEST_READY_MAX_LAG: '0',
+    INGEST_MAX_BATCH_EVENTS: '200',
+    INGEST_OWNERSHIP_FILE: ownershipFile,
+    INGEST_WRITER_NAME: writer.name,
+    INGEST_LOG_LEVEL: 'info',
+  };
+}
+
+/** A command of the ingest package (rebuild, remove-unowned) as a process; its exit code and output. */
+function runIngestCommand(script: string, args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--disable-warning=TimeoutNegativeWarning', join(repoRoot, 'ingest/src', script), ...args],
+      { env, cwd: join(repoRoot, 'ingest'), timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr }),
+    );
+  });
+}
+
 function startWriter(writer: Writer, ownershipFile: string): Promise<number> {
-  const env = stackEnv();
   const child = spawn(
     process.execPath,
     ['--disable-warning=TimeoutNegativeWarning', join(repoRoot, 'ingest/src/main.ts')],
     {
-      env: {
-        ...process.env,
-        INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
-        INGEST_TOPIC_PREFIX: prefix,
-        INGEST_GROUP_ID: writer.groupId,
-        INGEST_DATA_DIR: writer.dataDir,
-        INGEST_ADMIN_PORT: '0',
-        INGEST_READY_MAX_LAG: '0',
-        INGEST_MAX_BATCH_EVENTS: '200',
-        INGEST_OWNERSHIP_FILE: ownershipFile,
-        INGEST_WRITER_NAME: writer.name,
-        INGEST_LOG_LEVEL: 'info',
-      },
+      env: writerEnv(writer, ownershipFile),
       cwd: join(repoRoot, 'ingest'),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -444,5 +461,57 @@ describe('writers split by company on 4 partitions', () => {
     }
     expect(holdsExactly(both, ALL_COMPANIES)).toBe(true);
     expect(companyFiles(both.dataDir)).toEqual([...ALL_COMPANIES].sort());
+  }, 240_000);
+
+  it("writer a's rebuild reads only its partitions; after its ownership shrank, its old companies are counted and removed", async () => {
+    // `rebuild` of writer a (stopped above): a new generation from the earliest offsets of its partitions.
+    const rebuilt = await runIngestCommand('rebuild-main.ts', ['--adopt-directory'], writerEnv(a, ownership));
+    expect(rebuilt.code, rebuilt.stderr.slice(-3000)).toBe(0);
+    // Its result line (the logs share stdout).
+    const resultLine = rebuilt.stdout.split('\n').find((line) => line.startsWith('{"generation"'));
+    const generation = JSON.parse(resultLine ?? 'null') as { dir: string; groupId: string };
+    expect(realpathSync(a.dataDir)).toBe(realpathSync(generation.dir));
+    expect(holdsExactly(a, OF_A)).toBe(true);
+    expect(companyFiles(a.dataDir)).toEqual([...OF_A].sort());
+    const admin = kafka.admin();
+    await admin.connect();
+    const committed = await admin.fetchOffsets({ groupId: generation.groupId, topics: [topic('sites')] });
+    await admin.disconnect();
+    const read = (committed[0]?.partitions ?? [])
+      .filter((p) => Number(p.offset) >= 0)
+      .map((p) => p.partition);
+    expect(read.sort()).toEqual([0, 2]);
+
+    // Partition 2 goes to b: a no longer applies the companies on it.
+    const shrunk = join(root, 'ownership-shrunk.json');
+    writeFileSync(
+      shrunk,
+      JSON.stringify({
+        partitions: PARTITIONS,
+        writers: [
+          { name: 'a', api: 'http://127.0.0.1:3100', serves: [0] },
+          { name: 'b', api: 'http://127.0.0.1:3101', serves: [1, 2, 3] },
+        ],
+      }),
+    );
+    a.output = '';
+    await startWriter(a, shrunk);
+    await waitFor('the warning at start', () => /no longer applies/.test(a.output));
+    const warnings = a.output.split('\n').filter((line) => line.includes('no longer applies'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] as string)).toMatchObject({ count: 2, writer: 'a' });
+    const metrics = await (await fetch(`http://127.0.0.1:${a.adminPort}/metrics`)).text();
+    expect(metrics).toMatch(/^pda_ingest_companies_not_owned 2$/m);
+    const stopped = new Promise((resolve) => a.child?.once('exit', resolve));
+    a.child?.kill('SIGTERM');
+    await stopped;
+
+    const env = writerEnv(a, shrunk, String(await freePort()));
+    const refused = await runIngestCommand('remove-unowned-main.ts', ['--company', onPartition(0)], env);
+    expect(refused.code).toBe(2);
+    const removed = await runIngestCommand('remove-unowned-main.ts', [], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout).removed.sort()).toEqual([...(companies[2] ?? [])].sort());
+    expect(companyFiles(a.dataDir)).toEqual([...(companies[0] ?? [])].sort());
   }, 240_000);
 });
