@@ -29,8 +29,18 @@ export function ownershipView(
   now: () => number,
   checkEveryMs = 1_000,
 ): OwnershipView {
-  let ownership = initial;
+  // The identity is read before the content: the file may have changed since config.ts read
+  // `initial`, and an identity taken after that change would hide it for good.
   let identity = fileIdentity(file);
+  let ownership = initial;
+  try {
+    const current = readOwnershipFile(file);
+    ownershipWriter(current, self);
+    ownership = current;
+  } catch {
+    // Not usable now: keep `initial` and look again at the next check.
+    identity = 'unread';
+  }
   let checkedAt = now();
   let lastProblem: string | undefined;
 
