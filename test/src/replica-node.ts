@@ -64,6 +64,10 @@ export interface NodeOptions {
   readonly ports: NodePorts;
   /** API_* settings shared by every node (cursor secret, public base URL, Redis, trusted proxy…). */
   readonly api: Record<string, string>;
+  /** This node's own API_* settings on top (writers split by company: its writer name). */
+  readonly apiEnv?: Record<string, string>;
+  /** INGEST_* settings on top of the stack's (another topic prefix; the ownership file and writer name). */
+  readonly ingestEnv?: Record<string, string>;
 }
 
 export interface ReplicaNode {
@@ -80,6 +84,8 @@ export interface ReplicaNode {
   stopIngest(signal: NodeJS.Signals): Promise<void>;
   stopApi(signal: NodeJS.Signals): Promise<void>;
   ingestRunning(): boolean;
+  /** The INGEST_* environment its ingest runs with (for a command on the same directory). */
+  ingestEnvironment(): Record<string, string>;
   apiRunning(): boolean;
 }
 
@@ -92,6 +98,23 @@ export function createNode(options: NodeOptions): ReplicaNode {
   const running = (c: Child | undefined) =>
     c !== undefined && c.process.exitCode === null && c.process.signalCode === null;
 
+  const ingestEnvironment = (): Record<string, string> => {
+    const env = stackEnv();
+    // Set once the stack's env file is read (stackEnv): the registry that decodes Avro topics.
+    const registry = process.env.PDA_SCHEMA_REGISTRY_URL;
+    return {
+      INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      INGEST_TOPIC_PREFIX: env.topicPrefix,
+      INGEST_GROUP_ID: groupId,
+      INGEST_DATA_DIR: dataDir,
+      INGEST_ADMIN_HOST: host,
+      INGEST_ADMIN_PORT: String(ports.ingestAdminPort),
+      INGEST_LOG_LEVEL: 'warn',
+      ...(registry ? { INGEST_SCHEMA_REGISTRY_URL: registry } : {}),
+      ...options.ingestEnv,
+    };
+  };
+
   return {
     name: options.name,
     dataDir,
@@ -100,28 +123,18 @@ export function createNode(options: NodeOptions): ReplicaNode {
     apiUrl: `http://${host}:${ports.apiPort}`,
     readyUrl: `http://${host}:${ports.ingestAdminPort}/readyz`,
     startIngest() {
-      const env = stackEnv();
-      // Set once the stack's env file is read (stackEnv): the registry that decodes Avro topics.
-      const registry = process.env.PDA_SCHEMA_REGISTRY_URL;
       ingest = startChild(
         `${options.name} ingest`,
         ['--disable-warning=TimeoutNegativeWarning', join(repoRoot, 'ingest/src/main.ts')],
-        {
-          INGEST_KAFKA_BROKERS: env.kafkaBrokers.join(','),
-          INGEST_TOPIC_PREFIX: env.topicPrefix,
-          INGEST_GROUP_ID: groupId,
-          INGEST_DATA_DIR: dataDir,
-          INGEST_ADMIN_HOST: host,
-          INGEST_ADMIN_PORT: String(ports.ingestAdminPort),
-          INGEST_LOG_LEVEL: 'warn',
-          ...(registry ? { INGEST_SCHEMA_REGISTRY_URL: registry } : {}),
-        },
+        ingestEnvironment(),
         join(repoRoot, 'ingest'),
       );
     },
+    ingestEnvironment,
     startApi() {
       api = startChild(`${options.name} api`, [join(repoRoot, 'api/src/main.ts')], {
         ...options.api,
+        ...options.apiEnv,
         API_DATA_DIR: dataDir,
         API_HOST: host,
         API_PORT: String(ports.apiPort),
