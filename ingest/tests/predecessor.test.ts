@@ -14,6 +14,12 @@ describe('the recorded group membership', () => {
     expect(readRecordedMember(file)).toEqual({ groupId: 'g', memberId: 'm-2' });
   });
 
+  it('is recorded in a data directory that does not exist yet (a fresh writer joins before its first batch)', () => {
+    const file = memberFilePath(join(dir(), 'not-yet', 'data'));
+    recordMember(file, { groupId: 'g', memberId: 'm-1' });
+    expect(readRecordedMember(file)).toEqual({ groupId: 'g', memberId: 'm-1' });
+  });
+
   it('leaves no temporary file beside it', () => {
     const d = dir();
     recordMember(memberFilePath(d), { groupId: 'g', memberId: 'm' });

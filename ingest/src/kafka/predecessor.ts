@@ -12,8 +12,8 @@
  * Safe because one data directory has one writer: the recorded member can only be a predecessor
  * (dead, or stopped and already gone: the broker then answers UNKNOWN_MEMBER_ID, which is fine).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { GroupMember, KafkaClient } from './client.ts';
 
@@ -42,6 +42,10 @@ export function readRecordedMember(file: string): RecordedMember | undefined {
 
 /** Records the membership atomically (a crash mid-write leaves the previous file whole). */
 export function recordMember(file: string, member: RecordedMember): void {
+  // A fresh data directory may not exist yet at the first join (the writer creates it with its
+  // first batch): without this the first membership went unrecorded, and a crash before the next
+  // join made the restart wait for the session timeout (found by test/ingest-writers.e2e.test.ts).
+  mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ ...member, recordedAt: new Date().toISOString() })}\n`);
   renameSync(tmp, file);
