@@ -19,6 +19,7 @@ import {
   type WriterOwnership,
   writerAssignment,
 } from '../src/ownership.ts';
+import { createCompanyRebuilds } from '../src/rebuild/company-rebuilds.ts';
 import { encodeEvent } from '../src/testing/index.ts';
 import { tempDataDir } from './support/apply.ts';
 
@@ -234,5 +235,24 @@ describe('changes of companies the writer does not own', () => {
       'pda_ingest_not_owned_total{table="sites"} 3',
     );
     store.close();
+  });
+});
+
+describe('a company rebuild on a split writer', () => {
+  it('is refused (400) for a company of another writer’s partition, before anything starts', () => {
+    const file = ownershipFile();
+    const config = parseConfig({ ...base, INGEST_OWNERSHIP_FILE: file, INGEST_WRITER_NAME: 'b' });
+    const rebuilds = createCompanyRebuilds(
+      config,
+      { logger: pino({ level: 'silent' }), avscTypes: () => undefined },
+      {} as never,
+      () => undefined,
+    );
+    expect(rebuilds.request(companyOn(2))).toMatchObject({
+      status: 400,
+      error: expect.stringContaining('is not writer "b"\'s: its partition 2'),
+    });
+    // Its own company passes this check (and meets the next one: not consuming yet).
+    expect(rebuilds.request(companyOn(3))).toMatchObject({ status: 409 });
   });
 });

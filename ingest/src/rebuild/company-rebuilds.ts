@@ -2,7 +2,7 @@
  * The worker's per-company rebuilds (company-rebuild.ts does one): started by the admin port or
  * `Worker.rebuildCompany`, one at a time, through the writer of the generation being written.
  */
-import { isUuid, type SourceTable } from '@pda/projections/model';
+import { companyPartition, isUuid, type SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import type { ApplySink } from '../apply/sink.ts';
 import type { IngestConfig } from '../config.ts';
@@ -47,6 +47,14 @@ export function createCompanyRebuilds(
   function refuse(companyId: string): { status: 400 | 409; error: string } | undefined {
     if (!isUuid(companyId)) {
       return { status: 400, error: `not a company id: ${JSON.stringify(String(companyId).slice(0, 64))}` };
+    }
+    // A split writer rebuilds only its own companies (another writer holds the others).
+    const owned = config.ownership;
+    if (owned && !owned.applied.includes(companyPartition(companyId, owned.partitions))) {
+      return {
+        status: 400,
+        error: `company ${companyId} is not writer "${owned.writer}"'s: its partition ${companyPartition(companyId, owned.partitions)} is another writer's in ${owned.file}`,
+      };
     }
     if (rebuilds.some((r) => r.status === 'running')) {
       return { status: 409, error: 'a company rebuild is already running' };
