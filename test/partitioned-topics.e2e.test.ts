@@ -9,27 +9,22 @@
 //   column (the TOASTed notes re-selected, not Debezium's placeholder) on the new one, and a later
 //   update that leaves notes alone arrives complete too;
 // - the control and heartbeat topics have one partition, every topic is compacted, no tombstones.
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { RawRecord } from '@pda/ingest';
 import { companyPartition } from '@pda/projections/model';
 import { CONTROL_TABLE_NAMES, TABLE_NAMES, TENANT_TABLE_NAMES } from '@pda/schemas/registry';
 import { ConfigResourceTypes, type Consumer, type Kafka } from 'kafkajs';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { avroReader, shippedConnectorConfig } from './src/avro-records.ts';
-import { connectRequest, kafkaClient, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
+import { avroReader } from './src/avro-records.ts';
+import { createPartitionedSource, type PartitionedSource } from './src/partitioned-source.ts';
+import { kafkaClient, waitFor } from './src/stack-env.ts';
 
 const PARTITIONS = 4;
 const PLACEHOLDER = '__debezium_unavailable_value';
 const suffix = randomBytes(4).toString('hex');
-const database = `pda_e2e_partitioned_${suffix}`;
-const connectorName = `pda-partitioned-${suffix}`;
-const slotName = `pda_partitioned_${suffix}`;
-const topicPrefix = `pdapartitioned${suffix}`;
-const heartbeatTopic = `__debezium-heartbeat.${topicPrefix}`;
-const topicOf = (table: string) => `${topicPrefix}.public.${table}`;
+let source: PartitionedSource;
+const topicOf = (table: string) => `${source.topicPrefix}.public.${table}`;
 
 interface Event {
   readonly topic: string;
@@ -40,13 +35,6 @@ interface Event {
     before: Record<string, unknown> | null;
     after: Record<string, unknown> | null;
   } | null;
-}
-
-function stack(...args: string[]): void {
-  execFileSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), ...args], {
-    env: { ...process.env, PDA_DATA_PARTITIONS: String(PARTITIONS) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
 }
 
 /** Six company ids whose partitions cover at least three of the four: the test needs moves across. */
@@ -71,8 +59,6 @@ const bigNotes = randomBytes(15_000).toString('base64'); // ~20 KB, barely compr
 let pool: pg.Pool;
 let kafka: Kafka;
 let consumer: Consumer | undefined;
-let connectorStarted = false;
-let databaseCreated = false;
 const events: Event[] = [];
 
 async function insertCompanyRows(client: pg.PoolClient, company: string, sites: string[]): Promise<void> {
@@ -133,9 +119,8 @@ async function transaction(work: (client: pg.PoolClient) => Promise<void>): Prom
 
 beforeAll(async () => {
   kafka = kafkaClient('e2e-partitioned-topics');
-  stack('database', 'create', database);
-  databaseCreated = true;
-  pool = new pg.Pool({ ...stackEnv().pg, database, max: 2 });
+  source = createPartitionedSource('partitioned', PARTITIONS);
+  pool = source.pool;
   // Before the connector: snapshot reads (`r`), every table with rows, so every topic exists.
   await transaction(async (client) => {
     for (const company of companies) {
@@ -152,33 +137,7 @@ beforeAll(async () => {
       companyA,
     ]);
   });
-  const config = shippedConnectorConfig(
-    {
-      'topic.prefix': topicPrefix,
-      'slot.name': slotName,
-      'database.dbname': database,
-      'table.include.list': TABLE_NAMES.map((table) => `public.${table}`).join(','),
-    },
-    { partitions: PARTITIONS },
-  );
-  await connectRequest(`/connectors/${connectorName}/config`, {
-    method: 'PUT',
-    body: JSON.stringify(config),
-  });
-  connectorStarted = true;
-  await waitFor(
-    `${connectorName} RUNNING`,
-    async () => {
-      const status = (await connectRequest(`/connectors/${connectorName}/status`)) as {
-        connector: { state: string };
-        tasks: Array<{ state: string; trace?: string }>;
-      };
-      const task = status.tasks[0];
-      if (task?.state === 'FAILED') throw new Error(`${connectorName} FAILED: ${task.trace?.slice(0, 800)}`);
-      return status.connector.state === 'RUNNING' && task?.state === 'RUNNING';
-    },
-    { timeoutMs: 60_000 },
-  );
+  await source.startConnector();
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -248,39 +207,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await consumer?.disconnect();
-  if (connectorStarted) {
-    // The slot is in the private database: `database drop` drops it with the database.
-    await connectRequest(`/connectors/${connectorName}/stop`, { method: 'PUT' }).catch(() => {});
-    await waitFor(`${connectorName} stopped`, async () => {
-      const status = (await connectRequest(`/connectors/${connectorName}/status`)) as {
-        connector: { state: string };
-      };
-      return status.connector.state === 'STOPPED';
-    }).catch(() => {});
-    await connectRequest(`/connectors/${connectorName}/offsets`, { method: 'DELETE' }).catch(() => {});
-    await connectRequest(`/connectors/${connectorName}`, { method: 'DELETE' }).catch(() => {});
-  }
   const admin = kafka.admin();
   await admin.connect();
-  try {
-    await admin.deleteGroups([`e2e-partitioned-${suffix}`]).catch(() => {});
-    const topics = (await admin.listTopics()).filter(
-      (t) => t.startsWith(`${topicPrefix}.`) || t === heartbeatTopic,
-    );
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-  } finally {
-    await admin.disconnect();
-  }
-  // The private topics' key and value schemas, so that runs do not pile up in the registry.
-  const registry = stackEnv().schemaRegistryUrl;
-  const subjects = (await (await fetch(`${registry}/subjects`)).json()) as string[];
-  for (const subject of subjects.filter((name) => name.startsWith(`${topicPrefix}.`))) {
-    const at = `${registry}/subjects/${encodeURIComponent(subject)}`;
-    await fetch(at, { method: 'DELETE' });
-    await fetch(`${at}?permanent=true`, { method: 'DELETE' });
-  }
-  await pool?.end();
-  if (databaseCreated) stack('database', 'drop', database);
+  await admin.deleteGroups([`e2e-partitioned-${suffix}`]).catch(() => {});
+  await admin.disconnect();
+  await source?.remove(kafka);
 });
 
 /** The company an event belongs to: after.company_id, before.company_id for a delete. */
@@ -313,21 +244,25 @@ describe('company-keyed partitions (PDA_DATA_PARTITIONS=4) on the real connector
     await admin.connect();
     try {
       // Heartbeats every 10 s (connector.json): the topic appears with the first one.
-      await waitFor('the heartbeat topic', async () => (await admin.listTopics()).includes(heartbeatTopic), {
-        timeoutMs: 60_000,
-      });
+      await waitFor(
+        'the heartbeat topic',
+        async () => (await admin.listTopics()).includes(source.heartbeatTopic),
+        {
+          timeoutMs: 60_000,
+        },
+      );
       const { topics } = await admin.fetchTopicMetadata({
-        topics: [...TABLE_NAMES.map(topicOf), heartbeatTopic],
+        topics: [...TABLE_NAMES.map(topicOf), source.heartbeatTopic],
       });
       const counts = Object.fromEntries(topics.map((t) => [t.name, t.partitions.length]));
       expect(counts).toEqual({
         ...Object.fromEntries(TENANT_TABLE_NAMES.map((t) => [topicOf(t), PARTITIONS])),
         ...Object.fromEntries(CONTROL_TABLE_NAMES.map((t) => [topicOf(t), 1])),
-        [heartbeatTopic]: 1,
+        [source.heartbeatTopic]: 1,
       });
       const described = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [...TABLE_NAMES.map(topicOf), heartbeatTopic].map((name) => ({
+        resources: [...TABLE_NAMES.map(topicOf), source.heartbeatTopic].map((name) => ({
           type: ConfigResourceTypes.TOPIC,
           name,
           configNames: ['cleanup.policy'],
