@@ -516,5 +516,20 @@ describe('writers split by company on 4 partitions', () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(JSON.parse(removed.stdout).removed.sort()).toEqual([...(companies[2] ?? [])].sort());
     expect(companyFiles(a.dataDir)).toEqual([...(companies[0] ?? [])].sort());
+
+    // A file that says 8 partitions against topics of 4: refused at start, one line, exit 2.
+    const eight = join(root, 'ownership-eight.json');
+    writeFileSync(
+      eight,
+      JSON.stringify({
+        partitions: 8,
+        writers: [{ name: 'a', api: 'http://127.0.0.1:3100', serves: [0, 1, 2, 3, 4, 5, 6, 7] }],
+      }),
+    );
+    const mismatch = await runIngestCommand('main.ts', [], writerEnv(a, eight));
+    expect(mismatch.code).toBe(2);
+    const fatal = mismatch.stdout.split('\n').filter((line) => line.includes('"level":60'));
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]).toContain('the connector and the ownership file disagree');
   }, 240_000);
 });

@@ -246,12 +246,13 @@ async function prepareTopics(
     owned && { topics: tenantTopics(owned.topicPrefix), partitions: owned.writer.partitions },
   );
   if (missing.length > 0) options.logger.info({ topics: missing }, 'created missing data topics');
-  if (owned) await checkTenantPartitions(client.admin, owned.writer, owned.topicPrefix);
   checkTopicStates(
     await topicStates(client, options.topics),
     options.logger,
     options.refuseTruncatedTopics === true,
   );
+  // After topicStates, whose retries wait out new partitions without their leader yet.
+  if (owned) await checkTenantPartitions(client.admin, owned.writer, owned.topicPrefix);
 }
 
 /**
