@@ -5,43 +5,23 @@
 // `compose.sh down` and nothing of the project is left (containers, network, volumes).
 // No secret defaults: compose refuses to start without each secret, `up` writes random ones to a
 // private env file, and no process of the running pipeline has one on its command line.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { freePort } from '@pda/projections/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, waitFor } from '../src/stack-env.ts';
+import { type ComposeProject, run, SECRETS, startComposeProject } from './compose-project.ts';
 
-const run = promisify(execFile);
-const project = `pdatest${process.pid}`;
-const composeScript = join(repoRoot, 'ops/containers/compose.sh');
-const SECRETS = ['API_CURSOR_SECRET', 'PDA_PG_PASSWORD', 'PDA_DEBEZIUM_PASSWORD', 'PDA_REGISTRY_DB_PASSWORD'];
-const envDir = mkdtempSync(join(tmpdir(), 'pda-compose-env-'));
-const envFile = join(envDir, '.env');
-
-interface Ports {
-  pg: number;
-  kafka: number;
-  connect: number;
-  registry: number;
-  api: number;
-  apiAdmin: number;
-  ingestAdmin: number;
-}
-let ports: Ports;
-let env: NodeJS.ProcessEnv;
+let stack: ComposeProject;
+let project: string;
+let ports: ComposeProject['ports'];
+let envFile: string;
 let secrets: Record<string, string>;
 let upOutput: string;
 let key: string;
 let pool: pg.Pool;
 let companyId: string;
-
-async function compose(...args: string[]) {
-  return run('bash', [composeScript, ...args], { env, maxBuffer: 64 * 2 ** 20, timeout: 900_000 });
-}
+const compose = (...args: string[]) => stack.compose(...args);
 
 /** The parts of v1 answers this test reads (the contract tests check the rest). */
 interface Answer {
@@ -86,57 +66,14 @@ async function projectResources(kind: 'ps' | 'volume' | 'network'): Promise<stri
 }
 
 beforeAll(async () => {
-  ports = {
-    pg: await freePort(),
-    kafka: await freePort(),
-    connect: await freePort(),
-    registry: await freePort(),
-    api: await freePort(),
-    apiAdmin: await freePort(),
-    ingestAdmin: await freePort(),
-  };
-  // None of the secrets from this process: compose.sh takes them from its env file, made here.
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !SECRETS.includes(name)),
-  );
-  env = {
-    ...inherited,
-    PDA_COMPOSE_ENV_FILE: envFile,
-    COMPOSE_PROJECT_NAME: project,
-    PDA_PG_PORT: String(ports.pg),
-    PDA_KAFKA_PORT: String(ports.kafka),
-    PDA_CONNECT_PORT: String(ports.connect),
-    PDA_REGISTRY_PORT: String(ports.registry),
-    API_PORT: String(ports.api),
-    API_ADMIN_PORT: String(ports.apiAdmin),
-    INGEST_ADMIN_PORT: String(ports.ingestAdmin),
-  };
-  const { stdout, stderr } = await compose('up');
-  upOutput = stderr;
-  const match = /export KEY='([^']+)'/.exec(stdout);
-  if (!match?.[1]) throw new Error(`compose.sh up printed no demo key:\n${stdout}`);
-  key = match[1];
-  secrets = Object.fromEntries(
-    [...readFileSync(envFile, 'utf8').matchAll(/^([A-Z_]+)=(.+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
-  );
-  pool = new pg.Pool({
-    host: '127.0.0.1',
-    port: ports.pg,
-    user: 'pda',
-    password: secrets.PDA_PG_PASSWORD ?? '',
-    database: 'pda',
-    max: 2,
-  });
-  // Idle clients see PostgreSQL's shutdown as an error event when the project comes down.
-  pool.on('error', () => {});
+  stack = await startComposeProject('pdatest');
+  ({ project, ports, envFile, secrets, upOutput, key, pool } = stack);
   const me = await api('/v1/me');
   companyId = me.body.data.company.id;
 }, 900_000);
 
 afterAll(async () => {
-  if (pool && !pool.ended) await pool.end();
-  await compose('down').catch((error: unknown) => console.error('compose.sh down failed', error));
-  rmSync(envDir, { recursive: true, force: true });
+  await stack?.down();
 }, 300_000);
 
 /** `docker-compose config` (or v2's `docker compose config`) with only these secrets set, no env file. */
