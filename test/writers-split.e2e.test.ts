@@ -13,7 +13,9 @@
 //   another company's data, none lost;
 // - each node holds exactly its companies' files, and each company equals PostgreSQL there
 //   (reconcile);
-// - requests reached through the other node came back from the owner (X-PDA-Node).
+// - requests reached through the other node came back from the owner (the same page; one more hop
+//   served on the owner), and while B's api is dead its companies answer 503 with Retry-After
+//   through A, never a page of A's stale copy.
 // The figures go to .data/fault-campaign/writers-split.json.
 
 import { execFileSync } from 'node:child_process';
@@ -306,6 +308,27 @@ describe('writers split by company on partitioned topics', () => {
       expect(hop?.body).toBe(direct?.body);
       expect(await forwarded(owner, 'hop_served')).toBe(hopsBefore + 1);
     }
+
+    // B's api dies: B's companies asked through A get a 503 with Retry-After (never a page of
+    // A's stale copy, never an empty one), A's own companies are still served; B comes back.
+    await b.stopApi('SIGKILL');
+    const ownedByB = companies.find((c) => ownerAtEnd(c) === 'b') as string;
+    const ownedByA = companies.find((c) => ownerAtEnd(c) === 'a') as string;
+    const unreachable = await get(`${a.apiUrl}/v1/sites?limit=5`, { headers: bearer(keys.get(ownedByB)!) });
+    expect(unreachable.status).toBe(503);
+    expect(Number(unreachable.headers['retry-after'])).toBeGreaterThan(0);
+    expect(JSON.parse(unreachable.body).code).toBe('service_unavailable');
+    expect((await get(`${a.apiUrl}/v1/sites?limit=5`, { headers: bearer(keys.get(ownedByA)!) })).status).toBe(
+      200,
+    );
+    b.startApi();
+    await waitFor(
+      "B's companies served through A again",
+      async () =>
+        (await get(`${a.apiUrl}/v1/sites?limit=5`, { headers: bearer(keys.get(ownedByB)!) })).status === 200,
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    timeline.push("B's api killed: its companies answered 503 with Retry-After through A until it was back");
 
     const reconciled: Record<string, string> = {};
     let differences = 0;
