@@ -10,7 +10,6 @@
 //   update that leaves notes alone arrives complete too;
 // - the control and heartbeat topics have one partition, every topic is compacted, no tombstones.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RawRecord } from '@pda/ingest';
 import { companyPartition } from '@pda/projections/model';
 import { CONTROL_TABLE_NAMES, TABLE_NAMES, TENANT_TABLE_NAMES } from '@pda/schemas/registry';
 import { ConfigResourceTypes, type Consumer, type Kafka } from 'kafkajs';
@@ -158,20 +157,8 @@ beforeAll(async () => {
   await consumer.subscribe({ topics: TABLE_NAMES.map(topicOf), fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ topic, partition, message }) => {
-      const raw: RawRecord = {
-        topic,
-        partition,
-        offset: message.offset,
-        key: message.key,
-        value: message.value,
-      };
-      await avro.resolve([raw]);
-      events.push({
-        topic,
-        partition,
-        key: avro.toObject(message.key, 'key') as Event['key'],
-        value: avro.toObject(message.value, 'value') as Event['value'],
-      });
+      const { key, value } = await avro.decodeMessage(topic, partition, message);
+      events.push({ topic, partition, key: key as Event['key'], value: value as Event['value'] });
     },
   });
   // Streaming: a delete, a move of a row with a TOASTed column to another company, then an update

@@ -215,22 +215,18 @@ describe('writers split by company on partitioned topics', () => {
         attempts: 5,
         pauseMs: 100,
       }),
-      startPagingLoad({
-        baseUrl: balancer.url,
-        keys: [keys.get(c2)!],
-        attempts: 5,
-        pauseMs: 100,
-        expectedIds: await staticIds(c2),
-        finishWalkOnStop: true,
-      }),
-      startPagingLoad({
-        baseUrl: balancer.url,
-        keys: [keys.get(c3)!],
-        attempts: 5,
-        pauseMs: 100,
-        expectedIds: await staticIds(c3),
-        finishWalkOnStop: true,
-      }),
+      ...(await Promise.all(
+        [c2, c3].map(async (company) =>
+          startPagingLoad({
+            baseUrl: balancer.url,
+            keys: [keys.get(company)!],
+            attempts: 5,
+            pauseMs: 100,
+            expectedIds: await staticIds(company),
+            finishWalkOnStop: true,
+          }),
+        ),
+      )),
     ];
     // c0 (node A's) and c1 (node B's at the end): sites move between them and back.
     const writing = writeRandomly(pool, { company: c0, other: c1 }, { ms: WRITE_MS, pauseMs: 30 });

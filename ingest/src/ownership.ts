@@ -6,6 +6,7 @@
  * Without them (`undefined` everywhere below) nothing changes: every partition of every topic.
  */
 import {
+  appliedPartitions,
   type Change,
   companyPartition,
   isUuid,
@@ -30,7 +31,7 @@ export interface WriterOwnership {
 export function loadWriterOwnership(file: string, writer: string): WriterOwnership {
   const ownership = readOwnershipFile(file);
   const entry = ownershipWriter(ownership, writer);
-  const applied = [...new Set([...entry.serves, ...entry.builds])].sort((a, b) => a - b);
+  const applied = [...appliedPartitions(entry)].sort((a, b) => a - b);
   return { file, writer, partitions: ownership.partitions, applied };
 }
 

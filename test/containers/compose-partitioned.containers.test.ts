@@ -13,31 +13,9 @@ import { type ComposeProject, startComposeProject } from './compose-project.ts';
 let stack: ComposeProject;
 let companyId: string;
 
-async function api(
-  path: string,
-): Promise<{ status: number; body: { data: unknown; links?: { next: string | null } } }> {
-  const response = await fetch(`http://127.0.0.1:${stack.ports.api}${path}`, {
-    headers: { authorization: `Bearer ${stack.key}` },
-  });
-  return { status: response.status, body: (await response.json()) as never };
-}
-
-async function allSiteIds(): Promise<string[]> {
-  const ids: string[] = [];
-  let path: string | null = '/v1/sites?limit=100';
-  while (path) {
-    const page = await api(path);
-    expect(page.status).toBe(200);
-    ids.push(...(page.body.data as { id: string }[]).map((site) => site.id));
-    const next: string | null = page.body.links?.next ?? null;
-    path = next ? new URL(next).pathname + new URL(next).search : null;
-  }
-  return ids;
-}
-
 beforeAll(async () => {
   stack = await startComposeProject('pdapart', { PDA_DATA_PARTITIONS: '4' });
-  companyId = ((await api('/v1/me')).body.data as { company: { id: string } }).company.id;
+  companyId = (await stack.get<{ data: { company: { id: string } } }>('/v1/me')).body.data.company.id;
 }, 900_000);
 
 afterAll(async () => {
@@ -99,7 +77,7 @@ describe('docker-compose with PDA_DATA_PARTITIONS=4', () => {
     );
     await waitFor(
       'every site of the demo company projected',
-      async () => (await allSiteIds()).length === expected,
+      async () => (await stack.siteIds()).length === expected,
       {
         timeoutMs: 180_000,
         intervalMs: 1_000,
@@ -117,13 +95,13 @@ describe('docker-compose with PDA_DATA_PARTITIONS=4', () => {
     const ids = await waitFor(
       'the deleted and the moved site gone from the demo company',
       async () => {
-        const seen = await allSiteIds();
+        const seen = await stack.siteIds();
         return seen.length === expected - 2 ? seen : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 1_000 },
     );
     expect(ids).not.toContain(deleted);
     expect(ids).not.toContain(moved);
-    expect((await api(`/v1/sites/${moved}`)).status).toBe(404);
+    expect((await stack.get(`/v1/sites/${moved}`)).status).toBe(404);
   });
 });

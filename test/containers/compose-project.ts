@@ -43,6 +43,10 @@ export interface ComposeProject {
   /** A pool on the project's PostgreSQL (database pda). */
   readonly pool: pg.Pool;
   compose(...args: string[]): Promise<{ stdout: string; stderr: string }>;
+  /** A GET of the project's api with the demo key; the body parsed as JSON. */
+  get<T>(path: string): Promise<{ status: number; body: T }>;
+  /** Every site id of the demo key's company, following links.next to the end (a non-200 throws). */
+  siteIds(): Promise<string[]>;
   /** `compose.sh down` and the env file removed. */
   down(): Promise<void>;
 }
@@ -96,6 +100,24 @@ export async function startComposeProject(
   });
   // Idle clients see PostgreSQL's shutdown as an error event when the project comes down.
   pool.on('error', () => {});
+  const get = async <T>(path: string) => {
+    const response = await fetch(`http://127.0.0.1:${ports.api}${path}`, {
+      headers: { authorization: `Bearer ${match[1]}` },
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const siteIds = async () => {
+    const ids: string[] = [];
+    let path: string | null = '/v1/sites?limit=50';
+    while (path) {
+      const page = await get<{ data: { id: string }[]; links: { next: string | null } }>(path);
+      if (page.status !== 200) throw new Error(`GET ${path}: ${page.status}`);
+      ids.push(...page.body.data.map((site) => site.id));
+      const next: string | null = page.body.links.next;
+      path = next ? new URL(next).pathname + new URL(next).search : null;
+    }
+    return ids;
+  };
   return {
     project,
     ports,
@@ -105,6 +127,8 @@ export async function startComposeProject(
     secrets,
     pool,
     compose,
+    get,
+    siteIds,
     async down() {
       if (!pool.ended) await pool.end();
       await compose('down').catch((error: unknown) => console.error('compose.sh down failed', error));

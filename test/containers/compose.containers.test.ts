@@ -14,11 +14,9 @@ import { type ComposeProject, run, SECRETS, startComposeProject } from './compos
 
 let stack: ComposeProject;
 let project: string;
-let ports: ComposeProject['ports'];
 let envFile: string;
 let secrets: Record<string, string>;
 let upOutput: string;
-let key: string;
 let pool: pg.Pool;
 let companyId: string;
 const compose = (...args: string[]) => stack.compose(...args);
@@ -29,26 +27,8 @@ interface Answer {
   links: { next: string | null };
 }
 
-async function api(path: string): Promise<{ status: number; body: Answer }> {
-  const response = await fetch(`http://127.0.0.1:${ports.api}${path}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return { status: response.status, body: (await response.json()) as Answer };
-}
-
-/** Every site id of the key's company, following links.next to the end. */
-async function allSiteIds(): Promise<string[]> {
-  const ids: string[] = [];
-  let path: string | null = '/v1/sites?limit=50';
-  while (path) {
-    const page = await api(path);
-    expect(page.status).toBe(200);
-    ids.push(...page.body.data.map((site) => site.id));
-    const next: string | null = page.body.links.next;
-    path = next ? new URL(next).pathname + new URL(next).search : null;
-  }
-  return ids;
-}
+const api = (path: string) => stack.get<Answer>(path);
+const allSiteIds = () => stack.siteIds();
 
 async function siteName(id: string): Promise<string | undefined> {
   const item = await api(`/v1/sites/${id}`);
@@ -67,7 +47,7 @@ async function projectResources(kind: 'ps' | 'volume' | 'network'): Promise<stri
 
 beforeAll(async () => {
   stack = await startComposeProject('pdatest');
-  ({ project, ports, envFile, secrets, upOutput, key, pool } = stack);
+  ({ project, envFile, secrets, upOutput, pool } = stack);
   const me = await api('/v1/me');
   companyId = me.body.data.company.id;
 }, 900_000);

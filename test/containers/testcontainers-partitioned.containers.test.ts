@@ -4,7 +4,6 @@
 // delete and the two halves of a move included, is on its company's partition
 // (`companyPartition`, the api's and ingest's side of PartitionRouting).
 import { randomUUID } from 'node:crypto';
-import type { RawRecord } from '@pda/ingest';
 import { registerKafkajsCodecs } from '@pda/ingest';
 import { companyPartition } from '@pda/projections/model';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
@@ -94,15 +93,8 @@ beforeAll(async () => {
   await consumer.run({
     eachMessage: async ({ topic, partition, message }) => {
       if (message.value === null) return;
-      const raw: RawRecord = {
-        topic,
-        partition,
-        offset: message.offset,
-        key: message.key,
-        value: message.value,
-      };
-      await avro.resolve([raw]);
-      const value = avro.toObject(message.value, 'value') as {
+      const decoded = await avro.decodeMessage(topic, partition, message);
+      const value = decoded.value as {
         op: string;
         before: { id: string; company_id: string } | null;
         after: { id: string; company_id: string } | null;

@@ -57,6 +57,12 @@ export interface AvroReader {
   resolve(records: readonly RawRecord[]): Promise<void>;
   /** The record's key or value as an object: Avro decoded, JSON parsed, null stays null. */
   toObject(bytes: Uint8Array | string | null, what: string): unknown;
+  /** A consumed message's key and value as objects (toObject), its writer schemas fetched first. */
+  decodeMessage(
+    topic: string,
+    partition: number,
+    message: { offset: string; key: Buffer | null; value: Buffer | null },
+  ): Promise<{ key: unknown; value: unknown }>;
 }
 
 export function avroReader(url = schemaRegistryUrl()): AvroReader {
@@ -66,15 +72,20 @@ export function avroReader(url = schemaRegistryUrl()): AvroReader {
     schemas,
     logger: createLogger('warn'),
   });
+  const toObject = (bytes: Uint8Array | string | null, what: string): unknown => {
+    if (bytes === null) return null;
+    const id = schemaIdOf(bytes);
+    if (id === undefined)
+      return JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
+    return readAvro(schemas, id, bytes as Uint8Array, what).value;
+  };
   return {
     schemas,
     resolve: (records) => resolver.resolve(records),
-    toObject(bytes, what) {
-      if (bytes === null) return null;
-      const id = schemaIdOf(bytes);
-      if (id === undefined)
-        return JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
-      return readAvro(schemas, id, bytes as Uint8Array, what).value;
+    toObject,
+    async decodeMessage(topic, partition, { offset, key, value }) {
+      await resolver.resolve([{ topic, partition, offset, key, value }]);
+      return { key: toObject(key, 'key'), value: toObject(value, 'value') };
     },
   };
 }
