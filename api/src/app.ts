@@ -63,6 +63,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
     clientErrorHandler: answerClientError,
+    // Requests that arrive while the api drains its connections are answered, with
+    // `Connection: close`, not refused with Fastify's 503 (plugins/drain.ts).
+    return503OnClosing: false,
     // A path that is not valid percent-encoding never reaches a route: answer it like any 400.
     frameworkErrors: (error, request, reply) => {
       request.log.info({ req: request, code: error.code }, 'malformed request URL');

@@ -66,6 +66,9 @@ const fields = z.object({
   API_KEEP_ALIVE_TIMEOUT_MS: timeoutMs.default(5_000),
   // 0 = no cap per address (the process-wide bound of server.ts still holds).
   API_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(64),
+  // On SIGTERM: how long open connections may take to end by themselves (http/drain.ts); above the
+  // keep-alive timeout + 1 s, idle kept-alive connections end without being cut.
+  API_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   // Change-feed requests held by `wait` at once (changes/held-requests.ts); beyond: 503. 0 = none held.
   API_MAX_HELD_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
   // Writers split by company (api/README.md, "Writers split by company"): all three or none.
@@ -146,6 +149,8 @@ export interface Config {
   readonly reusePort: boolean;
   /** Change-feed requests held by `wait` at once (api/README.md, "Change feed"); beyond it 503. */
   readonly maxHeldRequests: number;
+  /** On close, the longest wait for open connections to end (http/drain.ts). */
+  readonly drainTimeoutMs: number;
   /** Timeouts and the per-address cap of client connections (http/connection-limits.ts). */
   readonly connections: ConnectionLimits;
   /**
@@ -277,6 +282,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     trustProxy: e.API_TRUST_PROXY,
     reusePort: e.API_REUSE_PORT,
     maxHeldRequests: e.API_MAX_HELD_REQUESTS,
+    drainTimeoutMs: e.API_DRAIN_TIMEOUT_MS,
     connections: Object.freeze({
       headersTimeoutMs: e.API_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,

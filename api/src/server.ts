@@ -5,8 +5,9 @@ import type { Config } from './config.ts';
 import { descriptorPlan } from './http/descriptor-plan.ts';
 
 /**
- * Listens and shuts down gracefully: on SIGTERM/SIGINT stop accepting connections, let in-flight
- * requests finish (Fastify's close waits for them), close projection handles (onClose), exit 0.
+ * Listens and shuts down gracefully: on SIGTERM/SIGINT stop accepting connections, let the open
+ * ones end by themselves (plugins/drain.ts, at most API_DRAIN_TIMEOUT_MS), close projection handles
+ * (onClose), exit 0.
  * The admin port (/healthz, /metrics) is opened first, so a busy admin port refuses to start
  * before partners can reach the process.
  */

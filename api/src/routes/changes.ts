@@ -11,7 +11,7 @@ export const COMMIT_CHECK_MS = 25;
 /**
  * GET /v1/changes: the change feed, followed live with `wait` (additive to v1). Its held requests
  * are counted by the gauge pda_api_held_requests and answered at once when the api closes
- * (preClose: before Fastify waits for the requests in flight).
+ * (plugins/drain.ts: before it waits for its connections to end).
  */
 export default async function changesRoutes(app: FastifyInstance): Promise<void> {
   const held = new HeldRequests({
@@ -30,6 +30,6 @@ export default async function changesRoutes(app: FastifyInstance): Promise<void>
       this.set(held.held);
     },
   });
-  app.addHook('preClose', async () => held.close());
+  app.beforeDrain(() => held.close());
   app.route(tenantRoute(app, 'listChanges', changesHandler(app, held)));
 }

@@ -15,6 +15,10 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     // Load shedding judges the event loop of the whole test process (fixture building blocks it
     // for seconds on a busy machine): a bound no test reaches; under-pressure tests set their own.
     API_MAX_EVENT_LOOP_DELAY_MS: '60000',
+    // Closing an app waits for its clients' idle kept-alive connections to time out (seconds each)
+    // unless they are cut: tests that are not about closing cut them at once; drain.test.ts sets
+    // its own.
+    API_DRAIN_TIMEOUT_MS: '0',
     ...env,
   });
 }

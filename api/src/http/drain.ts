@@ -1,0 +1,42 @@
+/**
+ * Closing the public port without losing a request (api/README.md, "Stop"). Node's
+ * `http.Server.close()` destroys every idle kept-alive connection at once: a client that has just
+ * taken such a connection from its pool to send its next request gets ECONNRESET, a request that
+ * never reached the api and that a client which does not retry reports as failed. So the api stops
+ * accepting connections first (the listening socket only) and lets the open ones end by
+ * themselves: Fastify answers every request once it closes with `Connection: close` (the
+ * connection ends after that answer), and an idle one ends when its keep-alive timeout expires.
+ * Whatever is still open at the deadline is destroyed.
+ */
+import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+
+export interface DrainOutcome {
+  readonly ms: number;
+  /** Connections still open at the deadline, destroyed (0 when every one ended by itself). */
+  readonly destroyed: number;
+}
+
+/** Stops accepting connections and resolves once every open one has ended, or at the deadline. */
+export async function drainConnections(server: Server, timeoutMs: number): Promise<DrainOutcome> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const ended = new Promise<boolean>((resolve) => {
+    // net.Server's close: the listening socket only; its callback runs once the last connection has
+    // ended. (http.Server's own close would first destroy the idle connections: the race above.)
+    NetServer.prototype.close.call(server, () => resolve(true));
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const drained = await ended;
+  clearTimeout(timer);
+  let destroyed = 0;
+  if (!drained) {
+    destroyed = await openConnections(server);
+    server.closeAllConnections();
+  }
+  return { ms: Math.round(performance.now() - started), destroyed };
+}
+
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+}
