@@ -217,21 +217,33 @@ describe('a refusal by the broker', () => {
     expect(error.message).not.toContain(PASSWORD);
   });
 
-  it("kafkajs's own lines about it go to debug; its other errors stay errors", () => {
+  it("kafkajs's own lines about it go to debug; a broker's error answers are warnings; its other errors stay errors", () => {
     const lines = captureLog((logger) => {
       const log = kafkaLogCreator(logger)();
-      const entry = (message: string, extra: Record<string, unknown> = {}) => ({
-        namespace: 'x',
+      const entry = (namespace: string, message: string, extra: Record<string, unknown> = {}) => ({
+        namespace,
         level: logLevel.ERROR,
         label: 'ERROR',
         log: { timestamp: '', logger: 'kafkajs', message, ...extra },
       });
-      log(entry('[Connection] Response SaslAuthenticate(key: 36, version: 1)', { error: saslError.message }));
-      log(entry(`[BrokerPool] ${saslError.message}`));
-      log(entry('[Connection] Connection error: connect ECONNREFUSED'));
+      log(
+        entry('Connection', 'Response SaslAuthenticate(key: 36, version: 1)', { error: saslError.message }),
+      );
+      log(entry('BrokerPool', saslError.message));
+      log(entry('Connection', 'Connection error: connect ECONNREFUSED'));
+      // Handled by kafkajs (a topic created meanwhile by Debezium) or reaching ingest as the call's error.
+      log(
+        entry('Connection', 'Response CreateTopics(key: 19, version: 3)', { error: 'Topic creation errors' }),
+      );
+      log(
+        entry('Connection', 'Response LeaveGroup(key: 13, version: 3)', {
+          error: 'The coordinator is not aware of this member',
+        }),
+      );
+      log(entry('Consumer', 'Crash: KafkaJSNumberOfRetriesExceeded'));
     });
     const levels = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
-    expect(levels.map((l) => l.level)).toEqual([20, 20, 50]);
+    expect(levels.map((l) => l.level)).toEqual([20, 20, 50, 40, 40, 50]);
   });
 });
 
