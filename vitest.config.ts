@@ -34,7 +34,9 @@ export default defineConfig({
           hookTimeout: 300_000,
           // The e2e files share one real stack; running them one at a time keeps them independent.
           fileParallelism: false,
-          globalSetup: ['test/src/global-setup.ts'],
+          // The scratch TMPDIR after the stack is up: stack.sh keeps its lock under TMPDIR, and the
+          // test script's own stack.sh calls use the usual one.
+          globalSetup: ['test/src/global-setup.ts', 'test/src/scratch-tmpdir.ts'],
         },
       },
       {
@@ -46,7 +48,7 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 300_000,
           fileParallelism: false,
-          globalSetup: ['test/src/container-setup.ts'],
+          globalSetup: ['test/src/scratch-tmpdir.ts', 'test/src/container-setup.ts'],
         },
       },
       {
@@ -58,6 +60,7 @@ export default defineConfig({
           hookTimeout: 900_000,
           // Each file starts its own containers; one at a time on two cores.
           fileParallelism: false,
+          globalSetup: ['test/src/scratch-tmpdir.ts'],
         },
       },
     ],

@@ -10,8 +10,8 @@ import { isSaslAuthenticationLog } from './errors.ts';
  * answer that does fail the call reaches ingest as the call's error, which ingest logs itself; so
  * these lines are warnings, and error level stays for what needs somebody.
  */
-const isBrokerAnswer = (namespace: string, message: string): boolean =>
-  namespace === 'Connection' && message.startsWith('Response ');
+const isBrokerAnswer = (namespace: string, message: unknown): boolean =>
+  namespace === 'Connection' && typeof message === 'string' && message.startsWith('Response ');
 
 export function kafkaLogCreator(logger: Logger) {
   const child = logger.child({ component: 'kafkajs' });
