@@ -11,6 +11,12 @@ const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
 // Vitest instead, those files share one module graph with the test's own imports (one copy of each
 // module, Vitest's transform and coverage) instead of a second graph loaded natively by Node.
 const server = { deps: { inline: ['@fastify/autoload'] } };
+// Worker threads, not child processes, for the two long projects: with Vitest 3's child-process
+// pool on Node 24, a task handed to a worker whose IPC channel had closed ended two CI runs at once
+// (`Unhandled Rejection: Error: Channel closed`, ERR_IPC_CHANNEL_CLOSED from tinypool's
+// ProcessWorker.send; Vitest's main process exits on it without writing its report). Threads
+// have no IPC channel. Every file passes in either pool.
+const pool = 'threads';
 
 export default defineConfig({
   test: {
@@ -19,6 +25,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           server,
+          pool,
           include: ['**/*.test.ts'],
           exclude: [...exclude, '**/*.e2e.test.ts', '**/*.containers.test.ts'],
           testTimeout: 30_000,
@@ -28,6 +35,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           server,
+          pool,
           include: ['**/*.e2e.test.ts'],
           exclude,
           testTimeout: 180_000,
