@@ -17,6 +17,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { avroReader } from './src/avro-records.ts';
 import { createPartitionedSource, type PartitionedSource } from './src/partitioned-source.ts';
+import { replicaIdentities } from './src/replica-identity.ts';
 import { kafkaClient, waitFor } from './src/stack-env.ts';
 
 const PARTITIONS = 4;
@@ -207,23 +208,14 @@ const sitesEvents = (id: string) => events.filter((e) => e.topic === topicOf('si
 
 describe('company-keyed partitions (PDA_DATA_PARTITIONS=4) on the real connector', () => {
   it('provisions the replica identity (company_id, id) on every tenant table, and only there', async () => {
-    const { rows } = await pool.query<{ relname: string; relreplident: string; index: string | null }>(
-      `SELECT c.relname, c.relreplident, (SELECT i.indexrelid::regclass::text FROM pg_index i
-         WHERE i.indrelid = c.oid AND i.indisreplident) AS index
-       FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1)`,
-      [[...TABLE_NAMES]],
-    );
+    const identities = await replicaIdentities(pool, TABLE_NAMES);
     for (const table of TENANT_TABLE_NAMES) {
-      expect(
-        rows.find((r) => r.relname === table),
-        table,
-      ).toMatchObject({
-        relreplident: 'i',
+      expect(identities.get(table), table).toMatchObject({
+        kind: 'i',
         index: `${table}_company_id_id_identity`,
       });
     }
-    for (const table of CONTROL_TABLE_NAMES)
-      expect(rows.find((r) => r.relname === table)?.relreplident, table).toBe('d');
+    for (const table of CONTROL_TABLE_NAMES) expect(identities.get(table)?.kind, table).toBe('d');
   });
 
   it('gives the tenant topics 4 partitions, the control and heartbeat topics 1, all compacted', async () => {

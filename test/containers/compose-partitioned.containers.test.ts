@@ -5,8 +5,10 @@
 // company through the api, and a site deleted or moved to another company in PostgreSQL (a `d` on
 // the demo company's partition, a `c` on the other's) leaves its pages.
 import { randomUUID } from 'node:crypto';
+import { TENANT_TABLE_NAMES } from '@pda/schemas/registry';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replicaIdentities } from '../src/replica-identity.ts';
 import { waitFor } from '../src/stack-env.ts';
 import { type ComposeProject, startComposeProject } from './compose-project.ts';
 
@@ -24,26 +26,9 @@ afterAll(async () => {
 
 describe('docker-compose with PDA_DATA_PARTITIONS=4', () => {
   it('gives every tenant table the (company_id, id) replica identity', async () => {
-    const { rows } = await stack.pool.query<{ relname: string; index: string | null }>(
-      `SELECT c.relname, (SELECT i.indexrelid::regclass::text FROM pg_index i
-         WHERE i.indrelid = c.oid AND i.indisreplident) AS index
-       FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1) ORDER BY 1`,
-      [
-        [
-          'sites',
-          'site_contacts',
-          'services',
-          'equipment_categories',
-          'equipment',
-          'consumables',
-          'companies',
-        ],
-      ],
-    );
-    for (const row of rows) {
-      expect(row.index, row.relname).toBe(
-        row.relname === 'companies' ? null : `${row.relname}_company_id_id_identity`,
-      );
+    const identities = await replicaIdentities(stack.pool, [...TENANT_TABLE_NAMES, 'companies']);
+    for (const [table, identity] of identities) {
+      expect(identity.index, table).toBe(table === 'companies' ? null : `${table}_company_id_id_identity`);
     }
   });
 

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { avroReader } from '../src/avro-records.ts';
 import type { ContainerStack } from '../src/container-stack.ts';
+import { replicaIdentities } from '../src/replica-identity.ts';
 import { waitFor } from '../src/stack-env.ts';
 
 const PARTITIONS = 4;
@@ -118,13 +119,8 @@ afterAll(async () => {
 
 describe('the testcontainers stack with PDA_DATA_PARTITIONS=4', () => {
   it('gives the tenant tables the (company_id, id) replica identity', async () => {
-    const { rows } = await pool.query<{ relname: string; index: string | null }>(
-      `SELECT c.relname, (SELECT i.indexrelid::regclass::text FROM pg_index i
-         WHERE i.indrelid = c.oid AND i.indisreplident) AS index
-       FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname IN ('sites', 'companies')
-       ORDER BY 1`,
-    );
-    expect(rows).toEqual([
+    const identities = await replicaIdentities(pool, ['sites', 'companies']);
+    expect([...identities].map(([relname, { index }]) => ({ relname, index }))).toEqual([
       { relname: 'companies', index: null },
       { relname: 'sites', index: 'sites_company_id_id_identity' },
     ]);
