@@ -4,8 +4,8 @@
  * taken such a connection from its pool to send its next request gets ECONNRESET, a request that
  * never reached the api and that a client which does not retry reports as failed. So the api stops
  * accepting connections first (the listening socket only) and lets the open ones end by
- * themselves: Fastify answers every request once it closes with `Connection: close` (the
- * connection ends after that answer), and an idle one ends when its keep-alive timeout expires.
+ * themselves: every answer from then on says `Connection: close` (plugins/drain.ts), so the
+ * connection ends after it, and an idle one ends when its keep-alive timeout expires.
  * Whatever is still open at the deadline is destroyed.
  */
 import type { Server } from 'node:http';
