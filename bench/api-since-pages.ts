@@ -264,8 +264,8 @@ export interface CrossoverRow {
 }
 
 /**
- * Deep pages (the positions of PageBench.positions, in turn) with each plan forced, at answers around the thresholds of projections/src/read/since-plan.ts
- * (6r for id; r/3 and 2r otherwise, r = √(51 · rows)): where the plans cross.
+ * Deep pages (the positions of PageBench.positions, in turn) with each plan forced, at answers
+ * around the threshold of projections/src/read/since-plan.ts (changedPlanMax): where the plans cross.
  */
 export function measureCrossovers(
   bench: PageBench,
@@ -273,8 +273,7 @@ export function measureCrossovers(
   matchings: readonly number[],
 ): CrossoverRow[] {
   const { handle } = bench;
-  const plans: PagePlan[] =
-    sort.keys[0]!.column === 'id' ? ['changed', 'walk-since'] : ['changed', 'walk-set', 'walk-since'];
+  const plans: PagePlan[] = ['changed', 'walk-since'];
   return matchings.map((matching) => {
     const since = bench.sinceMatching(matching);
     const positions = bench.positions(sort, since);

@@ -3,6 +3,7 @@
  * and the tables of bench/api-since.ts, each filtered page next to its unfiltered peer.
  */
 import { loadavg } from 'node:os';
+import { changedPlanMax } from '@pda/projections/read';
 import type { Measurement } from './api-measure.ts';
 import { machine } from './api-report.ts';
 import type { HttpRow } from './api-since-http.ts';
@@ -95,15 +96,14 @@ export function renderSinceReport(report: SinceReport): string {
     '',
     '## readPage: each plan forced around the thresholds (deep pages, shuffled)',
     '',
-    `r = √(51 × ${n(sites)}) = ${n(Math.round(Math.sqrt(51 * sites)))}; thresholds (projections/src/read/since-plan.ts): id 6r, other sorts r/3 and 2r. Each plan's µs; *chosen*: what readPage takes.`,
+    `threshold (projections/src/read/since-plan.ts, changedPlanMax for pages of 50): id ${n(changedPlanMax(50, true))}, other sorts ${n(changedPlanMax(50, false))}. Each plan's µs (walk-since: its budgeted page, which may be short); *chosen*: what readPage takes.`,
     '',
-    '| sort | matching | M / r | chosen | changed µs | walk-set µs | walk-since µs |',
-    '|---|---:|---:|---|---:|---:|---:|',
+    '| sort | matching | M / threshold | chosen | changed µs | walk-since µs |',
+    '|---|---:|---:|---|---:|---:|',
     ...report.crossovers.map(
       (row) =>
-        `| ${row.sort} | ${n(row.matching)} | ${(row.matching / Math.sqrt(51 * sites)).toFixed(2)} | ${row.chosen} | ${[
+        `| ${row.sort} | ${n(row.matching)} | ${(row.matching / changedPlanMax(50, row.sort.replace('-', '') === 'id')).toFixed(2)} | ${row.chosen} | ${[
           row.plans.changed,
-          row.plans['walk-set'],
           row.plans['walk-since'],
         ]
           .map((us) => (us === undefined ? '' : n(us)))

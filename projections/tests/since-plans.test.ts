@@ -6,10 +6,11 @@ import type { Change } from '../src/model/change.ts';
 import { type Deletion, type DeletionsRequest, readDeletions } from '../src/read/deletions.ts';
 import { openCompanyReader } from '../src/read/open-readers.ts';
 import { type PageRequest, readPage, type SortKey } from '../src/read/page.ts';
-import { type PagePlan, pageSql } from '../src/read/page-sql.ts';
+import { changedPlanMax, sinceScanBudget } from '../src/read/page-budget.ts';
+import { boundarySql, type PagePlan, pageSql } from '../src/read/page-sql.ts';
 import { readPlannedPage } from '../src/read/planned-page.ts';
 import { ReadHandle } from '../src/read/read-handle.ts';
-import { chooseSincePlan, sinceThresholds } from '../src/read/since-plan.ts';
+import { chooseSincePlan } from '../src/read/since-plan.ts';
 import type { PageTable, SortColumn } from '../src/read/tables.ts';
 import { buildProjection } from '../src/testing/build-projection.ts';
 import { makeDelete, makeUpsert } from '../src/testing/make-change.ts';
@@ -37,7 +38,6 @@ let handle: ReadHandle;
 let sites: SiteKeys[];
 /** Every site change time, ascending (all distinct: the writer's +1 rule). */
 let times: number[];
-let maxRowid: number;
 let tombstones: Deletion[];
 
 beforeAll(() => {
@@ -88,7 +88,6 @@ beforeAll(() => {
     .prepare('SELECT id, name, created_at, updated_at, _changed_us FROM sites')
     .all() as SiteKeys[];
   times = sites.map((row) => row._changed_us).sort((a, b) => a - b);
-  maxRowid = handle.db.prepare('SELECT max(rowid) FROM sites').pluck().get() as number;
   tombstones = (
     handle.db.prepare('SELECT table_name AS "table", id, _changed_us AS changedUs FROM tombstones').all() as {
       table: PageTable;
@@ -144,9 +143,11 @@ function reference(request: PageRequest): { ids: string[]; hasMore: boolean } {
   return { ids: rows.slice(-limit).map((row) => row.id), hasMore: rows.length > limit };
 }
 
-const PLANS: readonly PagePlan[] = ['walk-since', 'walk-set', 'changed'];
+const PLANS: readonly PagePlan[] = ['walk-since', 'changed'];
 
+/** A page's rows as the reference has them: with a budget that cannot bind (a whole file). */
 function expectSameAsReference(request: PageRequest): void {
+  request = { ...request, scanBudget: SITES };
   const expected = reference(request);
   const columns = ['_json', 'id', ...request.sort.map((entry) => entry.column)];
   const unique = [...new Set(columns)];
@@ -208,37 +209,31 @@ describe('every plan returns the reference rows', () => {
 
 describe('the plan follows the size of the answer', () => {
   const LIMIT = 10;
-  const boundaries = () => sinceThresholds(LIMIT, maxRowid);
 
   test('the thresholds fit in the file (else the cases below test nothing)', () => {
-    const { idChangedBelow, setFrom, walkFrom } = boundaries();
-    expect(setFrom).toBeGreaterThan(2);
-    expect(walkFrom).toBeGreaterThan(setFrom + 2);
-    expect(idChangedBelow + 1).toBeLessThan(SITES - 200);
-    expect([setFrom, walkFrom, idChangedBelow]).toEqual([43, 257, 771]);
+    expect(changedPlanMax(LIMIT, false)).toBe(173);
+    expect(changedPlanMax(LIMIT, false) + 1).toBeLessThan(times.length);
+    expect(changedPlanMax(LIMIT, true)).toBe(sinceScanBudget(LIMIT));
+    expect(sinceScanBudget(LIMIT)).toBe(64 * 11 + 1024);
   });
 
   test.each(SORTS.map((sort) => [label(sort), sort] as const))('sort %s', (_, sort) => {
-    const { idChangedBelow, setFrom, walkFrom } = boundaries();
+    const max = changedPlanMax(LIMIT, sort[0]!.column === 'id');
     const cases: [number, PagePlan][] =
       sort[0]!.column === 'id'
-        ? [
+        ? // The id budget is larger than this file: only "every row" walks.
+          [
             [0, 'changed'],
             [1, 'changed'],
-            [idChangedBelow - 1, 'changed'],
-            [idChangedBelow, 'walk-since'],
-            [idChangedBelow + 1, 'walk-since'],
+            [times.length - 1, 'changed'],
             [times.length, 'walk-since'],
           ]
         : [
             [0, 'changed'],
             [1, 'changed'],
-            [setFrom - 1, 'changed'],
-            [setFrom, 'walk-set'],
-            [setFrom + 1, 'walk-set'],
-            [walkFrom - 1, 'walk-set'],
-            [walkFrom, 'walk-since'],
-            [walkFrom + 1, 'walk-since'],
+            [max - 1, 'changed'],
+            [max, 'walk-since'],
+            [max + 1, 'walk-since'],
             [times.length, 'walk-since'],
           ];
     for (const [count, plan] of cases) {
@@ -256,6 +251,121 @@ describe('the plan follows the size of the answer', () => {
   });
 });
 
+describe('a since page passes at most its budget of index entries', () => {
+  /**
+   * Entries of the sort's index after `from` (exclusive) up to `to` (inclusive) in the direction
+   * of travel. Positions of this file always end with the id of an existing row: its rank tells.
+   */
+  function entriesBetween(
+    sort: readonly SortKey[],
+    backward: boolean,
+    from: readonly string[] | undefined,
+    to: readonly string[],
+  ): number {
+    const ranks = rankBySort(sort);
+    const rank = (values: readonly string[] | undefined, start: number) =>
+      values === undefined ? start : ranks.get(values.at(-1)!)!;
+    return backward ? rank(from, sites.length) - rank(to, 0) : rank(to, 0) - rank(from, -1);
+  }
+
+  const rankCache = new Map<readonly SortKey[], Map<string, number>>();
+  function rankBySort(sort: readonly SortKey[]): Map<string, number> {
+    let ranks = rankCache.get(sort);
+    if (!ranks) {
+      const ordered = [...sites].sort((a, b) => compare(sort, a as never, b as never));
+      ranks = new Map(ordered.map((row, index) => [row.id, index]));
+      rankCache.set(sort, ranks);
+    }
+    return ranks;
+  }
+
+  /** Follows the pages as a partner follows links.next (or links.prev) until none is left. */
+  function walk(request: PageRequest): { ids: string[]; pages: number; short: number } {
+    const backward = request.direction === 'before';
+    const ids: string[] = [];
+    let position = request.position;
+    let pages = 0;
+    let short = 0;
+    for (;;) {
+      const page = readPage(handle, 'sites', { ...request, position });
+      const plan = chooseSincePlan(handle, 'sites', request.sort, request.limit, request.changedSinceUs!);
+      pages++;
+      expect(page.rows.length).toBeLessThanOrEqual(request.limit);
+      const rows = backward ? [...page.rows].reverse() : page.rows;
+      const last = rows.at(-1);
+      const end =
+        page.reached ?? (last ? request.sort.map((entry) => String(last[entry.column])) : undefined);
+      // `changed` is bounded by the rows it gathers instead (changedPlanMax), and never stops short.
+      if (end && plan === 'walk-since') {
+        expect(entriesBetween(request.sort, backward, position, end)).toBeLessThanOrEqual(
+          request.scanBudget!,
+        );
+      }
+      if (plan === 'changed') expect(page.reached).toBeUndefined();
+      if (page.reached) {
+        expect(page.hasMore).toBe(true);
+        short++;
+      }
+      for (const row of rows) ids.push(row.id);
+      if (!page.hasMore) break;
+      position = end;
+      expect(pages).toBeLessThan(SITES);
+    }
+    return { ids: backward ? ids.reverse() : ids, pages, short };
+  }
+
+  test('walked with small budgets, every sort, both directions: exactly the answer, in order', () => {
+    const next = seededRandom(31);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+    let shortPages = 0;
+    for (let n = 0; n < 80; n++) {
+      const sort = pick(SORTS);
+      const count = pick([1, 5, 40, 200, 600, times.length]);
+      const request: PageRequest = {
+        sort,
+        limit: 1 + Math.floor(next() * 20),
+        direction: next() < 0.5 ? 'after' : 'before',
+        changedSinceUs: sinceMatching(count),
+        scanBudget: pick([1, 3, 20, 50, 300]),
+      };
+      const expected = reference({ ...request, limit: SITES }).ids;
+      const walked = walk(request);
+      expect({ n, ids: walked.ids }).toEqual({ n, ids: expected });
+      shortPages += walked.short;
+    }
+    // The budget bound: without short pages the cases above would not test it.
+    expect(shortPages).toBeGreaterThan(100);
+  });
+
+  test('a page whose budget runs out before any match is empty, has more, and says where it stopped', () => {
+    const sort = [key('name'), key('id')];
+    // One matching row: the newest change; the walk from the start of name order passes the others.
+    const newest = sites.find((row) => row._changed_us === times.at(-1))!;
+    const before = sites.filter((row) => compare(sort, row as never, newest as never) < 0).length;
+    expect(before).toBeGreaterThan(100);
+    const request: PageRequest = {
+      sort,
+      limit: 5,
+      direction: 'after',
+      changedSinceUs: times.at(-1)!,
+      scanBudget: 50,
+    };
+    const page = readPlannedPage(handle, 'sites', request, ['id', 'name'], 'walk-since');
+    expect(page.rows).toEqual([]);
+    expect(page.hasMore).toBe(true);
+    const fiftieth = [...sites].sort((a, b) => compare(sort, a as never, b as never))[49]!;
+    expect(page.reached).toEqual([fiftieth.name, fiftieth.id]);
+  });
+
+  test('the default budget: 64 entries per row wanted plus 1,024; a tenth for a second sort column', () => {
+    expect(sinceScanBudget(50)).toBe(64 * 51 + 1024);
+    expect(sinceScanBudget(200)).toBe(64 * 201 + 1024);
+    expect(changedPlanMax(200, false)).toBe(Math.ceil(sinceScanBudget(200) / 10));
+  });
+});
+
+const sortIndexName = (column: string) => (column === 'id' ? 'sites_by_id_changed' : `sites_by_${column}`);
+
 /** EXPLAIN QUERY PLAN of a page statement, one line per step. */
 function planOf(
   table: PageTable,
@@ -263,16 +373,16 @@ function planOf(
   plan: PagePlan,
   backward: boolean,
   hasPosition: boolean,
+  hasBound = false,
 ) {
   const columns = [...new Set(['_json', 'id', ...sort.map((entry) => entry.column)])];
-  const sql = pageSql({ table, columns, sort, backward, hasPosition }, plan);
+  const sql = pageSql({ table, columns, sort, backward, hasPosition, hasBound }, plan);
   const params: Record<string, unknown> = { limit: 51 };
   if (plan !== 'walk') params.since = 0;
-  if (hasPosition) {
-    sort.forEach((_, index) => {
-      params[`p${index}`] = 'x';
-    });
-  }
+  sort.forEach((_, index) => {
+    if (hasPosition) params[`p${index}`] = 'x';
+    if (hasBound) params[`b${index}`] = 'y';
+  });
   return (handle.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map(
     (row) => row.detail,
   );
@@ -281,7 +391,7 @@ function planOf(
 /** What SQLite must do for a walk of the sort index (the walk plans' first step and sort). */
 function walkSteps(table: string, sort: readonly SortKey[], backward: boolean, hasPosition: boolean) {
   const first = sort[0]!;
-  const index = first.column === 'id' ? `sqlite_autoindex_${table}_1` : `${table}_by_${first.column}`;
+  const index = first.column === 'id' ? `${table}_by_id_changed` : `${table}_by_${first.column}`;
   const op = first.descending !== backward ? '<' : '>';
   const onIndex = sort.length === 1 || (sort.length === 2 && sort[1]!.descending === first.descending);
   const range =
@@ -307,7 +417,6 @@ function expectedPlan(
   backward: boolean,
   hasPosition: boolean,
 ): string[] {
-  const changed = `SEARCH ${table} USING COVERING INDEX ${table}_by_changed (_changed_us>?)`;
   if (plan === 'changed') {
     const covering = sort.length === 1 ? 'COVERING ' : '';
     return [
@@ -319,7 +428,6 @@ function expectedPlan(
     ];
   }
   const { scan, sorter } = walkSteps(table, sort, backward, hasPosition);
-  if (plan === 'walk-set') return [scan, 'LIST SUBQUERY 1', changed, 'CREATE BLOOM FILTER', ...sorter];
   return [scan, ...sorter];
 }
 
@@ -333,14 +441,70 @@ describe('EXPLAIN QUERY PLAN pins the plans', () => {
   test.each(shapes.map((shape) => [label(shape.sort), shape.backward, shape.hasPosition, shape] as const))(
     'sites sort %s backward=%s position=%s: small, middle and large answers',
     (_, _backward, _position, { sort, backward, hasPosition }) => {
-      const { idChangedBelow, setFrom, walkFrom } = sinceThresholds(50, maxRowid);
-      const counts = sort[0]!.column === 'id' ? [5, Math.min(idChangedBelow, SITES)] : [5, setFrom, walkFrom];
+      const counts = [5, changedPlanMax(50, sort[0]!.column === 'id'), times.length];
       for (const count of counts) {
         const plan = chooseSincePlan(handle, 'sites', sort, 50, sinceMatching(Math.min(count, times.length)));
         expect(planOf('sites', sort, plan, backward, hasPosition)).toEqual(
           expectedPlan('sites', sort, plan, backward, hasPosition),
         );
       }
+    },
+  );
+
+  test.each(SORTS.flatMap((sort) => [false, true].map((backward) => [label(sort), backward, sort] as const)))(
+    'a stretch of a budgeted walk, sort %s backward=%s: a range of the sort index between two keys, rows read for matches only',
+    (_, backward, sort) => {
+      const first = sort[0]!;
+      const onIndex = sort.length === 1 || (sort.length === 2 && sort[1]!.descending === first.descending);
+      const range =
+        sort.length === 1
+          ? '(id>? AND id<?)'
+          : onIndex
+            ? `((${first.column},id)>(?,?) AND (${first.column},id)<(?,?))`
+            : `(${first.column}>? AND ${first.column}<?)`;
+      const rest = sort.length - 1;
+      const sorter = onIndex
+        ? []
+        : [`USE TEMP B-TREE FOR LAST ${rest === 1 ? 'TERM' : `${rest} TERMS`} OF ORDER BY`];
+      expect(planOf('sites', sort, 'walk-since', backward, true, true)).toEqual([
+        `SEARCH sites USING INDEX ${sortIndexName(first.column)} ${range}`,
+        ...sorter,
+      ]);
+      // The change time is checked in the index entry; the row is sought only for an entry that
+      // passes (SQLite's deferred seek).
+      const columns = [...new Set(['_json', 'id', ...sort.map((entry) => entry.column)])];
+      const shape = { table: 'sites', columns, sort, backward, hasPosition: true, hasBound: true } as const;
+      const params: Record<string, unknown> = { limit: 51, since: 0 };
+      sort.forEach((_, index) => {
+        params[`p${index}`] = 'x';
+        params[`b${index}`] = 'y';
+      });
+      const opcodes = (
+        handle.db.prepare(`EXPLAIN ${pageSql(shape, 'walk-since')}`).all(params) as { opcode: string }[]
+      ).map((row) => row.opcode);
+      expect(opcodes).toContain('DeferredSeek');
+      // Where the stretch ends: index steps only when the order is the index's.
+      const boundaryParams: Record<string, unknown> = { skip: 10 };
+      sort.forEach((_, index) => {
+        boundaryParams[`p${index}`] = 'x';
+      });
+      const boundary = (
+        handle.db.prepare(`EXPLAIN QUERY PLAN ${boundarySql(shape)}`).all(boundaryParams) as {
+          detail: string;
+        }[]
+      ).map((row) => row.detail);
+      const op = first.descending !== backward ? '<' : '>';
+      const start =
+        sort.length === 1
+          ? `(id${op}?)`
+          : onIndex
+            ? `((${first.column},id)${op}(?,?))`
+            : `(${first.column}${op}?)`;
+      const covering = sort.length <= 2 ? 'COVERING ' : '';
+      expect(boundary).toEqual([
+        `SEARCH sites USING ${covering}INDEX ${sortIndexName(first.column)} ${start}`,
+        ...sorter,
+      ]);
     },
   );
 

@@ -87,6 +87,7 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
       at,
       rows: page.rows,
       hasMore: page.hasMore,
+      reached: page.reached,
       positionOf: (row: object) => keysetPosition(row, query.sort.keys),
       link: (position) => link(position && signCursor(secret, binding, { ...position, walk })),
     });

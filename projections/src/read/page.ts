@@ -3,6 +3,7 @@ import type { ReadHandle } from './read-handle.ts';
 import { chooseSincePlan } from './since-plan.ts';
 import { PAGE_TABLE_COLUMNS, type PageTable, type PageTableRows, type SortColumn } from './tables.ts';
 
+export { changedPlanMax, sinceScanBudget } from './page-budget.ts';
 // Which plan a page with a since takes, and a page read with a given plan (benchmarks and
 // diagnostics compare them; readPage is what the api calls).
 export type { PagePlan } from './page-sql.ts';
@@ -37,13 +38,24 @@ export interface PageRequest {
    * The plan that reads them is chosen from how many match (since-plan.ts).
    */
   readonly changedSinceUs?: number | undefined;
+  /**
+   * With a since: the most entries of the sort index the page may pass (page-budget.ts; default
+   * from the limit and the sort). Tests set small ones.
+   */
+  readonly scanBudget?: number | undefined;
 }
 
 export interface Page<Row> {
   /** In sort order, whatever the direction. */
   readonly rows: Row[];
-  /** More rows exist beyond this page in the requested direction. */
+  /** More rows may exist beyond this page in the requested direction. */
   readonly hasMore: boolean;
+  /**
+   * Set when a since page stopped at its budget before it was full (page-budget.ts): the sort
+   * keys of the last entry it passed, in the requested direction. The next page in that direction
+   * starts after it (not after the page's last row, which may be far before it, or absent).
+   */
+  readonly reached?: KeysetPosition;
 }
 
 /**

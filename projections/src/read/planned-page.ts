@@ -1,5 +1,6 @@
-import type { Page, PageRequest } from './page.ts';
-import { type PagePlan, pageSql } from './page-sql.ts';
+import type { KeysetPosition, Page, PageRequest } from './page.ts';
+import { firstStretch, sinceScanBudget } from './page-budget.ts';
+import { boundarySql, type PagePlan, type PageShape, pageSql } from './page-sql.ts';
 import type { ReadHandle } from './read-handle.ts';
 import { rowBuilder } from './row-builder.ts';
 import { type PageTable, SORT_COLUMNS } from './tables.ts';
@@ -18,26 +19,136 @@ export function readPlannedPage(
   if ((plan === 'walk') !== (request.changedSinceUs === undefined)) {
     throw new Error(`plan ${plan} does not fit a request ${plan === 'walk' ? 'with' : 'without'} a since`);
   }
-  const backward = request.direction === 'before';
-  const hasPosition = request.position !== undefined;
-  const signature = request.sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
-  const statement = handle.statement(
-    `page:${table}:${columnsKey(columns)}:${signature}:${request.direction}:${hasPosition}:${plan}`,
-    () => pageSql({ table, columns, sort: request.sort, backward, hasPosition }, plan),
-    { raw: true },
-  );
-  const params: Record<string, string | number> = { limit: request.limit + 1 };
-  if (request.changedSinceUs !== undefined) params.since = request.changedSinceUs;
-  request.position?.forEach((value, index) => {
-    params[`p${index}`] = value;
+  const read =
+    plan === 'walk-since'
+      ? readBudgetedWalk(handle, table, request, columns)
+      : readOnce(handle, table, request, columns, plan);
+  const build = rowBuilder<Record<string, unknown>>(columns);
+  const rows = read.values.map(build);
+  if (request.direction === 'before') rows.reverse();
+  return read.reached === undefined
+    ? { rows, hasMore: read.hasMore }
+    : { rows, hasMore: read.hasMore, reached: read.reached };
+}
+
+/** The stretch ends' statements select the sort keys only. */
+const NO_COLUMNS: readonly string[] = [];
+
+interface PageValues {
+  /** In the order of travel (reversed for `before`). */
+  readonly values: unknown[][];
+  readonly hasMore: boolean;
+  readonly reached?: KeysetPosition;
+}
+
+/** One statement: LIMIT limit + 1 rows (`walk`, `changed`). */
+function readOnce(
+  handle: ReadHandle,
+  table: PageTable,
+  request: PageRequest,
+  columns: readonly string[],
+  plan: PagePlan,
+): PageValues {
+  const shape = pageShape(table, columns, request, request.position !== undefined, false);
+  const statement = handle.statement(statementKey('page', shape, plan), () => pageSql(shape, plan), {
+    raw: true,
   });
+  const params = keyParams('p', request.position);
+  params.limit = request.limit + 1;
+  if (request.changedSinceUs !== undefined) params.since = request.changedSinceUs;
   const values = statement.all(params) as unknown[][];
   const hasMore = values.length > request.limit;
   if (hasMore) values.length = request.limit;
-  const build = rowBuilder<Record<string, unknown>>(columns);
-  const rows = values.map(build);
-  if (backward) rows.reverse();
-  return { rows, hasMore };
+  return { values, hasMore };
+}
+
+/**
+ * `walk-since` in stretches (page-budget.ts): each stretch first finds the entry where it ends
+ * (boundarySql: index steps only), then keeps the entries up to it that changed at or after the
+ * since (reading rows for those only). Stretches double from firstStretch until the page has
+ * limit + 1 rows, the index ends, or the entries passed reach the budget: then the page is what
+ * was found, with `reached` at the last entry passed, from where the next page continues.
+ */
+function readBudgetedWalk(
+  handle: ReadHandle,
+  table: PageTable,
+  request: PageRequest,
+  columns: readonly string[],
+): PageValues {
+  const budget = request.scanBudget ?? scanBudget(request);
+  const want = request.limit + 1;
+  const values: unknown[][] = [];
+  let from = request.position;
+  let passed = 0;
+  let stretch = firstStretch(request.limit, budget);
+  for (;;) {
+    const boundShape = pageShape(table, NO_COLUMNS, request, from !== undefined, false);
+    const bound = handle
+      .statement(statementKey('stretch-end', boundShape, 'walk-since'), () => boundarySql(boundShape), {
+        raw: true,
+      })
+      .get({ ...keyParams('p', from), skip: stretch - 1 }) as unknown[] | undefined;
+    const shape = pageShape(table, columns, request, from !== undefined, bound !== undefined);
+    const params = { ...keyParams('p', from), ...keyParams('b', bound?.map(String)) };
+    params.since = request.changedSinceUs!;
+    params.limit = want - values.length;
+    const found = handle
+      .statement(statementKey('page', shape, 'walk-since'), () => pageSql(shape, 'walk-since'), { raw: true })
+      .all(params) as unknown[][];
+    for (const row of found) values.push(row);
+    passed += stretch;
+    if (values.length === want) {
+      values.length = request.limit;
+      return { values, hasMore: true };
+    }
+    if (bound === undefined) return { values, hasMore: false };
+    if (passed >= budget) return { values, hasMore: true, reached: bound.map(String) };
+    from = bound.map(String);
+    stretch = Math.min(stretch * 2, budget - passed);
+  }
+}
+
+/**
+ * The default budget of a request: sinceScanBudget when the order is the sort index's own (its
+ * column, then id), so each entry passed is an index step; a tenth of it when a second column
+ * orders the page, whose value SQLite reads from each entry's row.
+ */
+function scanBudget(request: PageRequest): number {
+  const budget = sinceScanBudget(request.limit);
+  const indexOrder =
+    request.sort.length === 1 || (request.sort.length === 2 && request.sort[1]!.column === 'id');
+  return indexOrder ? budget : Math.ceil(budget / 10);
+}
+
+function pageShape(
+  table: PageTable,
+  columns: readonly string[],
+  request: PageRequest,
+  hasPosition: boolean,
+  hasBound: boolean,
+): PageShape {
+  return {
+    table,
+    columns,
+    sort: request.sort,
+    backward: request.direction === 'before',
+    hasPosition,
+    hasBound,
+  };
+}
+
+function statementKey(kind: string, shape: PageShape, plan: PagePlan): string {
+  const signature = shape.sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
+  const direction = shape.backward ? 'before' : 'after';
+  return `${kind}:${shape.table}:${columnsKey(shape.columns)}:${signature}:${direction}:${shape.hasPosition}:${shape.hasBound === true}:${plan}`;
+}
+
+function keyParams(prefix: string, position: KeysetPosition | undefined): Record<string, string | number> {
+  const params: Record<string, string | number> = {};
+  position?.forEach((value, index) => {
+    params[`${prefix}${index}`] = value;
+  });
+  return params;
 }
 
 export function checkRequest(request: PageRequest): void {
@@ -49,6 +160,9 @@ export function checkRequest(request: PageRequest): void {
   if (!Number.isInteger(request.limit) || request.limit < 1) throw new Error('page limit must be >= 1');
   if (request.position && request.position.length !== request.sort.length) {
     throw new Error('keyset position must hold one value per sort key');
+  }
+  if (request.scanBudget !== undefined && (!Number.isInteger(request.scanBudget) || request.scanBudget < 1)) {
+    throw new Error('page scan budget must be >= 1');
   }
 }
 

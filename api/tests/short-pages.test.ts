@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sinceScanBudget } from '@pda/projections/read';
+import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { COMPANY, uuid } from './support/fixture.ts';
+import { bearer, testApp } from './support/test-app.ts';
+
+// Bounded work per page (docs/public-data-api-v1.md, "Pagination"): a page with a since passes
+// at most a budget of index entries; when it runs out before the page is full the page is short,
+// even empty, with has_more true and a links.next that continues where the scan stopped. Here
+// the changed sites are the newest ones, at the end of created_at order (a bulk update of recent
+// records): the first pages of a walk by created_at pass unchanged sites only.
+
+const KEY = 'svc_pk_shortpagesshortpages0001';
+const SITES = 2_500;
+const CHANGED = 200;
+const LIMIT = 5;
+const T1 = Date.parse('2026-03-01T10:00:00Z');
+const T2 = T1 + 3_600_000;
+const id = (n: number) => uuid(0x9, n);
+/** Site n was created n minutes after the first: created_at order is n order. */
+const createdAt = (n: number) => new Date(T1 - (SITES - n) * 60_000).toISOString().replace('Z', '000Z');
+
+let dataDir: string;
+let app: FastifyInstance;
+/** The changed sites, in created_at order. */
+let changed: string[];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'pda-api-short-'));
+  const tenant = { company_id: COMPANY.A };
+  let lsn = 1;
+  const site = (n: number, name: string) =>
+    makeUpsert('sites', sampleRow('sites', { id: id(n), name, created_at: createdAt(n), ...tenant }), lsn++);
+  buildProjection(
+    dataDir,
+    [
+      makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++),
+      makeUpsert(
+        'api_keys',
+        sampleRow('api_keys', {
+          id: uuid(0xe, 9),
+          key_sha256: createHash('sha256').update(KEY).digest('hex'),
+          scopes: ['sites:read'],
+        }),
+        lsn++,
+      ),
+      makeUpsert(
+        'api_key_companies',
+        sampleRow('api_key_companies', { api_key_id: uuid(0xe, 9), ...tenant }),
+        lsn++,
+      ),
+      ...Array.from({ length: SITES }, (_, n) => site(n, `site ${n}`)),
+    ],
+    { clockUs: () => T1 * 1000 },
+  );
+  const newest = Array.from({ length: CHANGED }, (_, k) => SITES - CHANGED + k);
+  buildProjection(
+    dataDir,
+    newest.map((n) => site(n, `changed ${n}`)),
+    { clockUs: () => T2 * 1000 },
+  );
+  changed = newest.map(id);
+  app = await testApp(dataDir);
+});
+
+afterAll(async () => {
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface ListBody {
+  data: { id: string }[];
+  meta: { page: { has_more: boolean }; sync?: { token: string } };
+  links: { next: string | null; prev: string | null };
+}
+
+async function get(url: string): Promise<ListBody> {
+  const response = await app.inject({ method: 'GET', url, headers: bearer(KEY) });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as ListBody;
+}
+
+const relative = (link: string) => link.replace(/^https:\/\/api\.test\.example/, '');
+const SINCE = encodeURIComponent(new Date(T2 - 1_000).toISOString());
+
+describe('a since walk over clustered changes', () => {
+  test('the budget is smaller than the unchanged rows in front (else nothing here is short)', () => {
+    expect(sinceScanBudget(LIMIT)).toBeLessThan(SITES - CHANGED);
+  });
+
+  test('the first page is empty with has_more and a next link; following links.next gives every changed site once, in order', async () => {
+    const first = await get(`/v1/sites?filter[updated_since]=${SINCE}&sort=created_at&limit=${LIMIT}`);
+    expect(first.data).toEqual([]);
+    expect(first.meta.page.has_more).toBe(true);
+    expect(first.links.next).not.toBeNull();
+    expect(first.meta.sync).toBeUndefined();
+
+    const ids: string[] = [];
+    const pages: ListBody[] = [first];
+    let page = first;
+    while (page.links.next !== null) {
+      page = await get(relative(page.links.next));
+      pages.push(page);
+      expect(page.data.length).toBeLessThanOrEqual(LIMIT);
+      expect(page.meta.page.has_more).toBe(page.links.next !== null);
+      expect(pages.length).toBeLessThan(SITES);
+    }
+    for (const each of pages) for (const row of each.data) ids.push(row.id);
+    expect(ids).toEqual(changed);
+    // Short pages came before the changed rows; the last page hands out the sync token.
+    expect(pages.filter((each) => each.data.length === 0).length).toBeGreaterThanOrEqual(1);
+    expect(page.meta.sync?.token).toEqual(expect.any(String));
+
+    // And back: links.prev from the last page to the first gives the same rows in reverse.
+    const back: string[] = [];
+    let at = page;
+    while (at.links.prev !== null) {
+      at = await get(relative(at.links.prev));
+      back.unshift(...at.data.map((row) => row.id));
+    }
+    expect([...back, ...page.data.map((row) => row.id)]).toEqual(changed);
+  });
+
+  test('descending, the changed sites come first: full pages at once', async () => {
+    const first = await get(`/v1/sites?filter[updated_since]=${SINCE}&sort=-created_at&limit=${LIMIT}`);
+    expect(first.data.map((row) => row.id)).toEqual([...changed].reverse().slice(0, LIMIT));
+  });
+});
