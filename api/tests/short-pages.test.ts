@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sinceScanBudget } from '@pda/projections/read';
-import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { buildProjection, makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { COMPANY, uuid } from './support/fixture.ts';
@@ -16,7 +16,9 @@ import { bearer, testApp } from './support/test-app.ts';
 // records): the first pages of a walk by created_at pass unchanged sites only.
 
 const KEY = 'svc_pk_shortpagesshortpages0001';
-const SITES = 2_500;
+const SITES = 4_000;
+/** Deleted after the walk's changes: their tombstones come before the services' in the feed. */
+const DELETED_SITES = 1_300;
 const CHANGED = 200;
 const LIMIT = 5;
 const T1 = Date.parse('2026-03-01T10:00:00Z');
@@ -29,6 +31,7 @@ let dataDir: string;
 let app: FastifyInstance;
 /** The changed sites, in created_at order. */
 let changed: string[];
+let deletedServices: string[];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'pda-api-short-'));
@@ -45,7 +48,7 @@ beforeAll(async () => {
         sampleRow('api_keys', {
           id: uuid(0xe, 9),
           key_sha256: createHash('sha256').update(KEY).digest('hex'),
-          scopes: ['sites:read'],
+          scopes: ['sites:read', 'services:read'],
         }),
         lsn++,
       ),
@@ -65,6 +68,24 @@ beforeAll(async () => {
     { clockUs: () => T2 * 1000 },
   );
   changed = newest.map(id);
+  // Then many sites and a few services go: the deletions of services come after every site's.
+  const services = [1, 2, 3].map((n) => uuid(0x5, n));
+  buildProjection(
+    dataDir,
+    services.map((service) =>
+      makeUpsert('services', sampleRow('services', { id: service, ...tenant }), lsn++),
+    ),
+    { clockUs: () => T2 * 1000 },
+  );
+  buildProjection(
+    dataDir,
+    [
+      ...Array.from({ length: DELETED_SITES }, (_, n) => makeDelete('sites', { id: id(n) }, lsn++)),
+      ...services.map((service) => makeDelete('services', { id: service }, lsn++)),
+    ],
+    { clockUs: () => (T2 + 60_000) * 1000 },
+  );
+  deletedServices = services;
   app = await testApp(dataDir);
 });
 
@@ -90,7 +111,7 @@ const SINCE = encodeURIComponent(new Date(T2 - 1_000).toISOString());
 
 describe('a since walk over clustered changes', () => {
   test('the budget is smaller than the unchanged rows in front (else nothing here is short)', () => {
-    expect(sinceScanBudget(LIMIT)).toBeLessThan(SITES - CHANGED);
+    expect(sinceScanBudget(LIMIT)).toBeLessThan(SITES - CHANGED - DELETED_SITES);
   });
 
   test('the first page is empty with has_more and a next link; following links.next gives every changed site once, in order', async () => {
@@ -129,5 +150,26 @@ describe('a since walk over clustered changes', () => {
   test('descending, the changed sites come first: full pages at once', async () => {
     const first = await get(`/v1/sites?filter[updated_since]=${SINCE}&sort=-created_at&limit=${LIMIT}`);
     expect(first.data.map((row) => row.id)).toEqual([...changed].reverse().slice(0, LIMIT));
+  });
+});
+
+describe('the deletions of one type behind many of another', () => {
+  test('the first pages pass site tombstones only: empty with has_more; following links.next gives the services', async () => {
+    expect(sinceScanBudget(1)).toBeLessThan(DELETED_SITES);
+    let page = (await get('/v1/deletions?filter[type]=services&limit=1')) as unknown as {
+      data: { type: string; id: string }[];
+      meta: { page: { has_more: boolean } };
+      links: { next: string | null };
+    };
+    expect(page.data).toEqual([]);
+    expect(page.meta.page.has_more).toBe(true);
+    const ids: string[] = [];
+    for (let pages = 0; ; pages++) {
+      expect(pages).toBeLessThan(DELETED_SITES);
+      ids.push(...page.data.map((row) => row.id));
+      if (page.links.next === null) break;
+      page = (await get(relative(page.links.next))) as unknown as typeof page;
+    }
+    expect(ids).toEqual(deletedServices);
   });
 });

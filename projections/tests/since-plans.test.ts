@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Change } from '../src/model/change.ts';
-import { type Deletion, type DeletionsRequest, readDeletions } from '../src/read/deletions.ts';
+import {
+  type Deletion,
+  type DeletionPosition,
+  type DeletionsRequest,
+  deletionsSql,
+  readDeletions,
+  stretchEndSql,
+} from '../src/read/deletions.ts';
 import { openCompanyReader } from '../src/read/open-readers.ts';
 import { type PageRequest, readPage, type SortKey } from '../src/read/page.ts';
 import { changedPlanMax, sinceScanBudget } from '../src/read/page-budget.ts';
@@ -565,30 +572,78 @@ describe('deletions', () => {
     }
   });
 
-  test('EXPLAIN QUERY PLAN: a range of the change-time index, from the since or the position', () => {
+  test('EXPLAIN QUERY PLAN: a range of the change-time index, from the since or the position, to a stretch end', () => {
     const plans: string[] = [];
-    for (const direction of ['after', 'before'] as const) {
-      for (const position of [undefined, { changedUs: 1, table: 'sites', id: 'x' }]) {
-        readDeletions(handle, { tables: TABLES, sinceUs: 0, limit: 5, direction, position });
-        const key = `deletions:${TABLES.length}:${direction}:${position !== undefined}`;
-        const statement = handle.statement(key, () => {
-          throw new Error(`${key} was not prepared`);
-        });
-        const params: Record<string, unknown> = { since: 0, limit: 6, t0: 'sites', t1: 'services' };
-        if (position) Object.assign(params, { pc: 1, pt: 'sites', pi: 'x' });
-        const rows = handle.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(params) as {
-          detail: string;
-        }[];
+    const explain = (sql: string, params: Record<string, unknown>) =>
+      (handle.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' | ');
+    for (const backward of [false, true]) {
+      for (const hasPosition of [false, true]) {
+        const position = hasPosition ? { pc: 1, pt: 'sites', pi: 'x' } : {};
+        for (const hasBound of [false, true]) {
+          const params = { since: 0, limit: 6, t0: 'sites', t1: 'services', ...position };
+          if (hasBound) Object.assign(params, { bc: 2, bt: 'sites', bi: 'y' });
+          plans.push(
+            `${backward ? 'before' : 'after'}${hasPosition ? ' from a position' : ''}${hasBound ? ' to a bound' : ''}: ${explain(deletionsSql(2, backward, hasPosition, hasBound), params)}`,
+          );
+        }
         plans.push(
-          `${direction}${position ? ' from a position' : ''}: ${rows.map((row) => row.detail).join(' | ')}`,
+          `${backward ? 'before' : 'after'}${hasPosition ? ' from a position' : ''}, stretch end: ${explain(stretchEndSql(backward, hasPosition), { since: 0, skip: 5, ...position })}`,
         );
       }
     }
+    const index = 'SEARCH tombstones USING COVERING INDEX tombstones_by_changed';
     expect(plans).toEqual([
-      'after: SEARCH tombstones USING COVERING INDEX tombstones_by_changed (_changed_us>?)',
-      'after from a position: SEARCH tombstones USING COVERING INDEX tombstones_by_changed ((_changed_us,table_name,id)>(?,?,?))',
-      'before: SEARCH tombstones USING COVERING INDEX tombstones_by_changed (_changed_us>?)',
-      'before from a position: SEARCH tombstones USING COVERING INDEX tombstones_by_changed (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))',
+      `after: ${index} (_changed_us>?)`,
+      `after to a bound: ${index} (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))`,
+      `after, stretch end: ${index} (_changed_us>?)`,
+      `after from a position: ${index} ((_changed_us,table_name,id)>(?,?,?))`,
+      `after from a position to a bound: ${index} ((_changed_us,table_name,id)>(?,?,?) AND (_changed_us,table_name,id)<(?,?,?))`,
+      `after from a position, stretch end: ${index} ((_changed_us,table_name,id)>(?,?,?))`,
+      `before: ${index} (_changed_us>?)`,
+      `before to a bound: ${index} ((_changed_us,table_name,id)>(?,?,?))`,
+      `before, stretch end: ${index} (_changed_us>?)`,
+      `before from a position: ${index} (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))`,
+      `before from a position to a bound: ${index} ((_changed_us,table_name,id)>(?,?,?) AND (_changed_us,table_name,id)<(?,?,?))`,
+      `before from a position, stretch end: ${index} (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))`,
     ]);
+  });
+
+  test('tombstones of other tables pass at most the budget: a short page says where it stopped, and walking on gives the rest', () => {
+    // Asked for services only: the 200 sites tombstones come first in change order (deleted first).
+    const request: DeletionsRequest = {
+      tables: ['services'],
+      sinceUs: 0,
+      limit: 5,
+      direction: 'after',
+      scanBudget: 30,
+    };
+    const first = readDeletions(handle, request);
+    expect(first.rows).toEqual([]);
+    expect(first.hasMore).toBe(true);
+    const ordered = [...tombstones].sort(feedOrder);
+    const thirtieth = ordered[29]!;
+    expect(first.reached).toEqual({
+      changedUs: thirtieth.changedUs,
+      table: thirtieth.table,
+      id: thirtieth.id,
+    });
+    for (const direction of ['after', 'before'] as const) {
+      for (const scanBudget of [1, 7, 30]) {
+        const walked: Deletion[] = [];
+        let position: DeletionPosition | undefined;
+        for (let pages = 0; ; pages++) {
+          expect(pages).toBeLessThan(tombstones.length + 2);
+          const page = readDeletions(handle, { ...request, direction, scanBudget, position });
+          walked.push(...(direction === 'after' ? page.rows : [...page.rows].reverse()));
+          if (!page.hasMore) break;
+          const end = direction === 'after' ? page.rows.at(-1) : page.rows[0];
+          position = page.reached ?? (end && { changedUs: end.changedUs, table: end.table, id: end.id });
+        }
+        const expected = deletionsReference({ ...request, limit: tombstones.length }).rows;
+        expect(direction === 'after' ? walked : walked.reverse()).toEqual(expected);
+      }
+    }
   });
 });

@@ -105,6 +105,7 @@ export function deletionsHandler(app: FastifyInstance): TenantHandler<'listDelet
       at,
       rows: page.rows,
       hasMore: page.hasMore,
+      reached: page.reached && [String(page.reached.changedUs), page.reached.table, page.reached.id],
       positionOf: (row: Deletion) => [String(row.changedUs), row.table, row.id],
       link: (boundary) => link(boundary && signCursor(secret, binding, { ...boundary, walk })),
     });
@@ -152,7 +153,11 @@ function deletionType(table: string): ResourceName {
   return type;
 }
 
-/** A verified cursor's keyset values: change time, table, id (signed by us, so only a check). */
+/**
+ * A verified cursor's keyset values: change time, table, id (signed by us, so only a check). The
+ * table may be one no resource exports: a page that stopped at its budget ends on the last
+ * tombstone it passed, a site contact's say (readDeletions, `reached`).
+ */
 function deletionPosition(values: readonly string[]): DeletionPosition {
   const [changed, table, id] = values;
   const changedUs = Number(changed);
@@ -160,7 +165,7 @@ function deletionPosition(values: readonly string[]): DeletionPosition {
     !Number.isSafeInteger(changedUs) ||
     table === undefined ||
     id === undefined ||
-    !TABLE_TYPES.has(table)
+    !/^[a-z_]+$/.test(table)
   ) {
     throw invalidCursor(CURSOR_DETAIL);
   }

@@ -1,4 +1,5 @@
-import type { Page } from './page.ts';
+import { budgetedScan } from './budgeted-scan.ts';
+import { firstStretch, sinceScanBudget } from './page-budget.ts';
 import type { ReadHandle } from './read-handle.ts';
 import type { PageTable } from './tables.ts';
 
@@ -32,34 +33,78 @@ export interface DeletionsRequest {
   /** `after`: following `position` in feed order; `before`: preceding it (returned in feed order). */
   readonly direction: 'after' | 'before';
   readonly position?: DeletionPosition | undefined;
+  /** Tombstones the page may pass (page-budget.ts; default from the limit). Tests set small ones. */
+  readonly scanBudget?: number | undefined;
 }
 
-export function readDeletions(handle: ReadHandle, request: DeletionsRequest): Page<Deletion> {
+/**
+ * A page of the feed. Tombstones of tables not asked for (another filter[type], the contacts a
+ * site embeds) are passed over, at most a budget of them (page-budget.ts): when it runs out the
+ * page is short, even empty, with `reached`, the last tombstone passed, to continue from.
+ */
+export interface DeletionsPage {
+  /** In feed order, whatever the direction. */
+  readonly rows: Deletion[];
+  readonly hasMore: boolean;
+  readonly reached?: DeletionPosition;
+}
+
+export function readDeletions(handle: ReadHandle, request: DeletionsRequest): DeletionsPage {
   const count = request.tables.length;
   if (count === 0) throw new Error('deletions: at least one table');
   if (!Number.isInteger(request.limit) || request.limit < 1) throw new Error('page limit must be >= 1');
   const backward = request.direction === 'before';
-  const hasPosition = request.position !== undefined;
-  const statement = handle.statement(
-    `deletions:${count}:${request.direction}:${hasPosition}`,
-    () => deletionsSql(count, backward, hasPosition),
-    { raw: true },
-  );
-  const params: Record<string, string | number> = { since: request.sinceUs, limit: request.limit + 1 };
+  const budget = request.scanBudget ?? sinceScanBudget(request.limit);
+  const tables: Record<string, string> = {};
   request.tables.forEach((table, index) => {
-    params[`t${index}`] = table;
+    tables[`t${index}`] = table;
   });
-  if (request.position) {
-    params.pc = request.position.changedUs;
-    params.pt = request.position.table;
-    params.pi = request.position.id;
-  }
-  const values = statement.all(params) as [number, PageTable, string][];
-  const hasMore = values.length > request.limit;
-  if (hasMore) values.length = request.limit;
-  const rows = values.map(([changedUs, table, id]): Deletion => ({ table, id, changedUs }));
+  const result = budgetedScan<DeletionPosition, [number, PageTable, string]>({
+    budget,
+    firstStretch: firstStretch(request.limit, budget),
+    want: request.limit + 1,
+    from: request.position,
+    boundary: (from, skip) => {
+      const end = handle
+        .statement(
+          `deletions-stretch-end:${request.direction}:${from !== undefined}`,
+          () => stretchEndSql(backward, from !== undefined),
+          { raw: true },
+        )
+        .get({ since: request.sinceUs, skip, ...positionParams('p', from) }) as
+        | [number, string, string]
+        | undefined;
+      return end && { changedUs: end[0], table: end[1], id: end[2] };
+    },
+    matches: (from, bound, limit) =>
+      handle
+        .statement(
+          `deletions:${count}:${request.direction}:${from !== undefined}:${bound !== undefined}`,
+          () => deletionsSql(count, backward, from !== undefined, bound !== undefined),
+          { raw: true },
+        )
+        .all({
+          since: request.sinceUs,
+          limit,
+          ...tables,
+          ...positionParams('p', from),
+          ...positionParams('b', bound),
+        }) as [number, PageTable, string][],
+  });
+  const rows = result.rows.map(([changedUs, table, id]): Deletion => ({ table, id, changedUs }));
   if (backward) rows.reverse();
-  return { rows, hasMore };
+  return result.reached === undefined
+    ? { rows, hasMore: result.hasMore }
+    : { rows, hasMore: result.hasMore, reached: result.reached };
+}
+
+function positionParams(
+  prefix: string,
+  position: DeletionPosition | undefined,
+): Record<string, string | number> {
+  return position === undefined
+    ? {}
+    : { [`${prefix}c`]: position.changedUs, [`${prefix}t`]: position.table, [`${prefix}i`]: position.id };
 }
 
 /**
@@ -73,19 +118,37 @@ export function readTombstonesSince(handle: ReadHandle): number {
     .get() as number;
 }
 
-function deletionsSql(tables: number, backward: boolean, hasPosition: boolean): string {
+/** The SQL of a stretch of the feed's scan (exported for the plan tests). */
+export function deletionsSql(
+  tables: number,
+  backward: boolean,
+  hasPosition: boolean,
+  hasBound: boolean,
+): string {
   const names = Array.from({ length: tables }, (_, index) => `@t${index}`).join(', ');
-  // Forward from a position, the position starts the index range and the since is only checked
-  // (`+` keeps SQLite from starting at the since instead): the position comes from a page of the
-  // same since, so it is at or after it.
-  const since = hasPosition && !backward ? `+"_changed_us" >= @since` : `"_changed_us" >= @since`;
+  // Forward from a position, the position starts the index range, and backward to a bound, the
+  // bound ends it; the since is then only checked (`+` keeps SQLite from taking it for that end
+  // instead): positions and bounds come from pages of the same since, so they are at or after it.
+  const checkedOnly = (hasPosition && !backward) || (hasBound && backward);
+  const since = checkedOnly ? `+"_changed_us" >= @since` : `"_changed_us" >= @since`;
   const where = [since, `"table_name" IN (${names})`];
   if (hasPosition) {
     where.push(`("_changed_us", "table_name", "id") ${backward ? '<' : '>'} (@pc, @pt, @pi)`);
   }
+  if (hasBound) where.push(`("_changed_us", "table_name", "id") ${backward ? '>=' : '<='} (@bc, @bt, @bi)`);
   const direction = backward ? 'DESC' : 'ASC';
   // The change-time index, named: left to itself (no statistics) SQLite takes the primary key
   // (table_name, id) for the IN list and sorts every tombstone of those tables, whatever the since.
   return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed" WHERE ${where.join(' AND ')}
     ORDER BY "_changed_us" ${direction}, "table_name" ${direction}, "id" ${direction} LIMIT @limit`;
+}
+
+/** Where a stretch of the scan ends: `@skip` tombstones on from the position, of any table (exported for the plan tests). */
+export function stretchEndSql(backward: boolean, hasPosition: boolean): string {
+  const since = hasPosition && !backward ? `+"_changed_us" >= @since` : `"_changed_us" >= @since`;
+  const where = [since];
+  if (hasPosition) where.push(`("_changed_us", "table_name", "id") ${backward ? '<' : '>'} (@pc, @pt, @pi)`);
+  const direction = backward ? 'DESC' : 'ASC';
+  return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed" WHERE ${where.join(' AND ')}
+    ORDER BY "_changed_us" ${direction}, "table_name" ${direction}, "id" ${direction} LIMIT 1 OFFSET @skip`;
 }

@@ -1,3 +1,4 @@
+import { budgetedScan } from './budgeted-scan.ts';
 import type { KeysetPosition, Page, PageRequest } from './page.ts';
 import { firstStretch, sinceScanBudget } from './page-budget.ts';
 import { boundarySql, type PagePlan, type PageShape, pageSql } from './page-sql.ts';
@@ -62,13 +63,7 @@ function readOnce(
   return { values, hasMore };
 }
 
-/**
- * `walk-since` in stretches (page-budget.ts): each stretch first finds the entry where it ends
- * (boundarySql: index steps only), then keeps the entries up to it that changed at or after the
- * since (reading rows for those only). Stretches double from firstStretch until the page has
- * limit + 1 rows, the index ends, or the entries passed reach the budget: then the page is what
- * was found, with `reached` at the last entry passed, from where the next page continues.
- */
+/** `walk-since`: a budgeted scan of the sort index (budgeted-scan.ts) for the since's matches. */
 function readBudgetedWalk(
   handle: ReadHandle,
   table: PageTable,
@@ -76,36 +71,33 @@ function readBudgetedWalk(
   columns: readonly string[],
 ): PageValues {
   const budget = request.scanBudget ?? scanBudget(request);
-  const want = request.limit + 1;
-  const values: unknown[][] = [];
-  let from = request.position;
-  let passed = 0;
-  let stretch = firstStretch(request.limit, budget);
-  for (;;) {
-    const boundShape = pageShape(table, NO_COLUMNS, request, from !== undefined, false);
-    const bound = handle
-      .statement(statementKey('stretch-end', boundShape, 'walk-since'), () => boundarySql(boundShape), {
-        raw: true,
-      })
-      .get({ ...keyParams('p', from), skip: stretch - 1 }) as unknown[] | undefined;
-    const shape = pageShape(table, columns, request, from !== undefined, bound !== undefined);
-    const params = { ...keyParams('p', from), ...keyParams('b', bound?.map(String)) };
-    params.since = request.changedSinceUs!;
-    params.limit = want - values.length;
-    const found = handle
-      .statement(statementKey('page', shape, 'walk-since'), () => pageSql(shape, 'walk-since'), { raw: true })
-      .all(params) as unknown[][];
-    for (const row of found) values.push(row);
-    passed += stretch;
-    if (values.length === want) {
-      values.length = request.limit;
-      return { values, hasMore: true };
-    }
-    if (bound === undefined) return { values, hasMore: false };
-    if (passed >= budget) return { values, hasMore: true, reached: bound.map(String) };
-    from = bound.map(String);
-    stretch = Math.min(stretch * 2, budget - passed);
-  }
+  const result = budgetedScan<KeysetPosition, unknown[]>({
+    budget,
+    firstStretch: firstStretch(request.limit, budget),
+    want: request.limit + 1,
+    from: request.position,
+    boundary: (from, skip) => {
+      const shape = pageShape(table, NO_COLUMNS, request, from !== undefined, false);
+      const end = handle
+        .statement(statementKey('stretch-end', shape, 'walk-since'), () => boundarySql(shape), { raw: true })
+        .get({ ...keyParams('p', from), skip }) as unknown[] | undefined;
+      return end?.map(String);
+    },
+    matches: (from, bound, count) => {
+      const shape = pageShape(table, columns, request, from !== undefined, bound !== undefined);
+      const params = { ...keyParams('p', from), ...keyParams('b', bound) };
+      params.since = request.changedSinceUs!;
+      params.limit = count;
+      return handle
+        .statement(statementKey('page', shape, 'walk-since'), () => pageSql(shape, 'walk-since'), {
+          raw: true,
+        })
+        .all(params) as unknown[][];
+    },
+  });
+  return result.reached === undefined
+    ? { values: result.rows, hasMore: result.hasMore }
+    : { values: result.rows, hasMore: result.hasMore, reached: result.reached };
 }
 
 /**
