@@ -634,7 +634,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_parameter" | "invalid_cursor" | "company_selection_required" | "unauthenticated" | "api_key_expired" | "api_key_revoked" | "insufficient_scope" | "company_not_available" | "not_found" | "method_not_allowed" | "sync_window_expired" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "invalid_parameter" | "invalid_cursor" | "company_selection_required" | "unauthenticated" | "api_key_expired" | "api_key_revoked" | "insufficient_scope" | "company_not_available" | "not_found" | "method_not_allowed" | "sync_window_expired" | "rate_limit_exceeded" | "too_many_requests_in_progress" | "internal_error" | "service_unavailable";
             request_id: string;
             /** @description For 400s, one entry per offending parameter. */
             errors?: {
@@ -776,6 +776,9 @@ export interface components {
          * @description `rate_limit_exceeded`: the budget of the key (or client IP) is spent until `Retry-After`
          *     seconds have passed, or the client address has as many requests in flight as it may
          *     (behind the service's balancer; `Retry-After: 1`).
+         *     `too_many_requests_in_progress`: the key, or the keys of its company together, have as many
+         *     requests in progress at once as they may, or (change feed with `wait`) the key has as many
+         *     requests waiting as it may; retry after `Retry-After` seconds (1), once one of them ends.
          */
         TooManyRequests: {
             headers: {
