@@ -358,9 +358,10 @@ export interface paths {
          *     `wait` (1 to 30 seconds) holds a page that would be empty until a change above its position
          *     commits, then answers it; after `wait` seconds without one it answers the empty page, whose
          *     `links.next` is the same position. A held request is charged once when it arrives, like any
-         *     request, and spends no rate-limit budget while held. A process holding as many requests as
-         *     it may answers `503 service_unavailable` with `Retry-After`; a process shutting down answers
-         *     its held requests at once with the empty page.
+         *     request, and spends no rate-limit budget while held. A key holding as many requests as it
+         *     may answers `429 too_many_requests_in_progress` with `Retry-After`, and a process holding as
+         *     many requests as it may answers `503 service_unavailable` with `Retry-After`; a process
+         *     shutting down answers its held requests at once with the empty page.
          *
          *     Needs a valid key; each type listed needs its read scope (`403 insufficient_scope` naming
          *     it), and `include[equipment]=category` also `equipment-categories:read`. Without
