@@ -4,6 +4,7 @@ import { type Ownership, OwnershipError, ownershipWriter, readOwnershipFile } fr
 import { z } from 'zod';
 import type { ConnectionLimits } from './http/connection-limits.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import type { FairShareLimits } from './rate-limit/fair-shares.ts';
 
 /**
  * The api's configuration: API_* environment variables parsed once at start-up (main.ts), frozen
@@ -71,6 +72,11 @@ const fields = z.object({
   API_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   // Change-feed requests held by `wait` at once (changes/held-requests.ts); beyond: 503. 0 = none held.
   API_MAX_HELD_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+  // Fair shares (rate-limit/fair-shares.ts; api/README.md, "Fair shares"): requests in progress per
+  // key and per company, and held change-feed requests per key; beyond them 429. 0 = no bound.
+  API_MAX_IN_PROGRESS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(8),
+  API_MAX_IN_PROGRESS_PER_COMPANY: z.coerce.number().int().min(0).max(1_000_000).default(16),
+  API_MAX_HELD_REQUESTS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(100),
   // Writers split by company (api/README.md, "Writers split by company"): all three or none.
   API_OWNERSHIP_FILE: optionalString,
   API_WRITER_NAME: optionalString,
@@ -149,6 +155,8 @@ export interface Config {
   readonly reusePort: boolean;
   /** Change-feed requests held by `wait` at once (api/README.md, "Change feed"); beyond it 503. */
   readonly maxHeldRequests: number;
+  /** Requests in progress per key and per company, held requests per key (rate-limit/fair-shares.ts). */
+  readonly fairShares: FairShareLimits;
   /** On close, the longest wait for open connections to end (http/drain.ts). */
   readonly drainTimeoutMs: number;
   /** Timeouts and the per-address cap of client connections (http/connection-limits.ts). */
@@ -282,6 +290,11 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     trustProxy: e.API_TRUST_PROXY,
     reusePort: e.API_REUSE_PORT,
     maxHeldRequests: e.API_MAX_HELD_REQUESTS,
+    fairShares: Object.freeze({
+      perKey: e.API_MAX_IN_PROGRESS_PER_KEY,
+      perCompany: e.API_MAX_IN_PROGRESS_PER_COMPANY,
+      heldPerKey: e.API_MAX_HELD_REQUESTS_PER_KEY,
+    }),
     drainTimeoutMs: e.API_DRAIN_TIMEOUT_MS,
     connections: Object.freeze({
       headersTimeoutMs: e.API_HEADERS_TIMEOUT_MS,

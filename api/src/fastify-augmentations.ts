@@ -7,6 +7,7 @@
 export type { default as AuthPlugin } from './plugins/auth.ts';
 export type { default as ConfigPlugin } from './plugins/config.ts';
 export type { default as ContractPlugin } from './plugins/contract.ts';
+export type { default as FairSharesPlugin } from './plugins/fair-shares.ts';
 export type { default as ForwardPlugin } from './plugins/forward.ts';
 export type { default as MetricsPlugin } from './plugins/metrics.ts';
 export type { default as ProjectionsPlugin } from './plugins/projections.ts';

@@ -50,6 +50,26 @@ describe('parseConfig', () => {
     }
   });
 
+  test('fair shares: 8 / 16 in progress and 100 held per key by default; 0 turns one off; others refused', () => {
+    expect(parseConfig(required).fairShares).toEqual({ perKey: 8, perCompany: 16, heldPerKey: 100 });
+    const set = parseConfig({
+      ...required,
+      API_MAX_IN_PROGRESS_PER_KEY: '0',
+      API_MAX_IN_PROGRESS_PER_COMPANY: '40',
+      API_MAX_HELD_REQUESTS_PER_KEY: '5',
+    });
+    expect(set.fairShares).toEqual({ perKey: 0, perCompany: 40, heldPerKey: 5 });
+    for (const name of [
+      'API_MAX_IN_PROGRESS_PER_KEY',
+      'API_MAX_IN_PROGRESS_PER_COMPANY',
+      'API_MAX_HELD_REQUESTS_PER_KEY',
+    ]) {
+      for (const bad of ['-1', '1.5', 'many']) {
+        expect(() => parseConfig({ ...required, [name]: bad })).toThrow(new RegExp(name));
+      }
+    }
+  });
+
   test('API_REUSE_PORT: off by default; true/1 or false/0, anything else refused', () => {
     expect(parseConfig(required).reusePort).toBe(false);
     expect(parseConfig({ ...required, API_REUSE_PORT: 'true' }).reusePort).toBe(true);

@@ -13,6 +13,7 @@ import { buildApp } from '../src/app.ts';
 import { ConfigError } from '../src/config.ts';
 import { HOP_SECRET_HEADER } from '../src/forward/hop.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
+import { GATE_HEADER, requestGate } from './support/request-gate.ts';
 import { testConfig } from './support/test-app.ts';
 
 // Writers split by company (api/README.md, "Writers split by company"): two real api instances on
@@ -103,6 +104,20 @@ async function forwarded(app: FastifyInstance): Promise<Record<string, number>> 
   return out;
 }
 
+async function heldOn(app: FastifyInstance): Promise<number> {
+  const text = await app.metrics.registry.getSingleMetricAsString('pda_api_held_requests');
+  return Number(/^pda_api_held_requests (\d+)$/m.exec(text)?.[1]);
+}
+
+/** Polls `condition`, at most ~5 s (a bound for a busy machine, not a speed asserted). */
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
 let f: Fixture;
 let work: string;
 let partitions: number;
@@ -148,9 +163,13 @@ const sink = new Writable({
   },
 });
 
+/** Holds requests that send GATE_HEADER in progress on both nodes (fair shares). */
+const gate = requestGate();
+
 async function start(name: 'x' | 'y'): Promise<FastifyInstance> {
   const app = await buildApp(testConfig(dirs[name], nodeEnv(name)), {
     loggerInstance: pino({ level: 'info' }, sink).child({ node: name }),
+    plugins: [gate.plugin],
   });
   await app.listen({ host: '127.0.0.1', port: ports[name] });
   apps[name] = app;
@@ -321,6 +340,52 @@ describe('a request for the other node’s company', () => {
     expect(JSON.parse(waited.body.toString()).data).toEqual([]);
     expect(Date.now() - held).toBeGreaterThanOrEqual(1_900);
     expect(Date.now() - start).toBeGreaterThan(FORWARD_TIMEOUT_MS);
+  });
+
+  test('a partner that goes away aborts the hop: the owner frees the held slot at once', async () => {
+    const first = await call(ports.x, '/v1/changes?limit=200', bearer(f.keys.b));
+    const next = new URL(JSON.parse(first.body.toString()).links.next as string);
+    const gone = (await forwarded(apps.x!)).partner_gone ?? 0;
+    const warnings = () => logged.filter((line) => line.includes('response errored')).length;
+    const warned = warnings();
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port: ports.x,
+      path: `${next.pathname}${next.search}&wait=30`,
+      headers: bearer(f.keys.b),
+      agent: false,
+    });
+    request.on('error', () => undefined);
+    request.end();
+    await until(async () => (await heldOn(apps.y!)) === 1, 'held on the owner');
+    // The forwarding node counts it in the key's held share, not in progress; the owner holds it.
+    expect(apps.x!.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1 });
+    expect(apps.y!.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1 });
+    request.destroy();
+    // Well before its wait (30 s) would have answered it.
+    await until(async () => (await heldOn(apps.y!)) === 0, 'the owner’s slot freed');
+    expect(apps.y!.fairShares.counts(f.keyIds.b).held).toBe(0);
+    await until(() => apps.x!.fairShares.counts(f.keyIds.b).held === 0, 'the partner’s share freed');
+    expect((await forwarded(apps.x!)).partner_gone).toBe(gone + 1);
+    // Not a failure of the hop: no warning.
+    expect(warnings()).toBe(warned);
+  });
+
+  test('a request in progress is counted where it arrived, not again on the owner', async () => {
+    const answer = call(ports.x, '/v1/sites', bearer(f.keys.b, { [GATE_HEADER]: '1' }));
+    try {
+      // x forwards it before any handler runs: the gate holds it on y, the owner, while x waits.
+      await until(() => gate.waiting() === 1, 'the request in progress on the owner');
+      expect(apps.x!.fairShares.counts(f.keyIds.b).inProgress).toBe(1);
+      expect(apps.y!.fairShares.counts(f.keyIds.b).inProgress).toBe(0);
+      gate.open();
+      expect((await answer).status).toBe(200);
+      expect(apps.x!.fairShares.counts(f.keyIds.b).inProgress).toBe(0);
+    } finally {
+      gate.open();
+      gate.close();
+      await answer;
+    }
   });
 
   test('requests that are not company-scoped are answered where they arrive', async () => {

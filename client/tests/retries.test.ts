@@ -1,3 +1,4 @@
+import { type ClientRequest, get as httpGet } from 'node:http';
 import { createFixture, type Fixture } from '@pda/api/testing';
 import { freePort } from '@pda/projections/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -5,7 +6,8 @@ import { ApiError, createClient, type RetryEvent } from '../src/index.ts';
 import { type RunningApi, startApi } from './support/api-server.ts';
 import { type Failure, type FlakyProxy, startFlakyProxy } from './support/flaky-proxy.ts';
 
-// Retries over real HTTP: the api's own 429 with Retry-After (a budget of 2 requests per 2 s),
+// Retries over real HTTP: the api's own 429s with Retry-After (a budget of 2 requests per 2 s; a
+// key's one held change-feed slot taken by another follower: too_many_requests_in_progress),
 // and 5xx answers and cut connections from a node:http proxy in front of the api (its links point
 // at the proxy, as behind a load balancer). Other errors, and exhausted attempts, throw ApiError;
 // an AbortSignal ends a wait.
@@ -67,6 +69,75 @@ describe('429 rate_limit_exceeded', () => {
     const error = await exportSiteIds(api.baseUrl, [], { maxAttempts: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+  });
+});
+
+describe('429 too_many_requests_in_progress', () => {
+  /** A held `wait` request of key a (over HTTP, outside the client), holding the key's one held slot. */
+  async function holdOne(position: string): Promise<ClientRequest> {
+    const url = new URL(position);
+    url.searchParams.set('wait', '30');
+    const holder = httpGet(url, { headers: { authorization: `Bearer ${f.keys.a}` } });
+    holder.on('error', () => undefined);
+    // Held once its key's share is taken: the client's own wait is refused from then on.
+    const probe = createClient({ baseUrl: api!.baseUrl, apiKey: f.keys.a, retry: { maxAttempts: 1 } });
+    for (let i = 0; i < 200; i++) {
+      const refused = await secondPage(probe, position).then(
+        () => false,
+        (error: unknown) => error instanceof ApiError && error.code === 'too_many_requests_in_progress',
+      );
+      if (refused) return holder;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('the holder was never held');
+  }
+
+  /** follow's first page from a position is asked without `wait`; the second, caught up, with it. */
+  async function secondPage(client: ReturnType<typeof createClient>, position: string) {
+    const pages = client.follow({ from: position, wait: 1 });
+    await pages.next();
+    return pages.next();
+  }
+
+  async function caughtUp(): Promise<string> {
+    const client = createClient({ baseUrl: api!.baseUrl, apiKey: f.keys.a });
+    let position = '';
+    for await (const page of client.follow({ untilCaughtUp: true })) position = page.position;
+    return position;
+  }
+
+  test('a wait beyond the key’s share of held requests is retried after Retry-After', async () => {
+    api = await startApi(f.dataDir, { env: { API_MAX_HELD_REQUESTS_PER_KEY: '1' } });
+    const position = await caughtUp();
+    const holder = await holdOne(position);
+    const events: RetryEvent[] = [];
+    const client = createClient({
+      baseUrl: api.baseUrl,
+      apiKey: f.keys.a,
+      retry: { baseDelayMs: 20 },
+      onRetry: (event) => {
+        events.push(event);
+        holder.destroy(); // the other follower goes away: its slot is free for the retry
+      },
+    });
+    const page = await secondPage(client, position);
+    expect(page.done).toBe(false);
+    expect(events.map((e) => e.status)).toEqual([429]);
+    // Retry-After: 1 was honoured, not the 20 ms backoff.
+    expect(events[0]?.delayMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  test('with attempts exhausted: ApiError 429 too_many_requests_in_progress', async () => {
+    api = await startApi(f.dataDir, { env: { API_MAX_HELD_REQUESTS_PER_KEY: '1' } });
+    const holder = await holdOne(await caughtUp());
+    try {
+      const client = createClient({ baseUrl: api.baseUrl, apiKey: f.keys.a, retry: { maxAttempts: 1 } });
+      const error = await secondPage(client, await caughtUp()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ status: 429, code: 'too_many_requests_in_progress' });
+    } finally {
+      holder.destroy();
+    }
   });
 });
 

@@ -80,24 +80,31 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
     };
     let result = read();
     if (result.page.rows.length === 0 && query.waitS > 0 && !held.closing) {
-      held.acquire();
-      const gone = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) gone.abort();
-      };
-      reply.raw.once('close', onClose);
+      // The key's share of held requests first (429 beyond it: plugins/fair-shares.ts), then the
+      // process's (503): a key at its share is refused alone, not everyone once the process is full.
+      const share = app.fairShares.hold(request);
       try {
-        const deadline = Date.now() + query.waitS * 1000;
-        while (result.page.rows.length === 0) {
-          const left = deadline - Date.now();
-          if (left <= 0) break;
-          const outcome = await held.wait(companyId, markOf(result.state), left, gone.signal);
-          if (outcome !== 'changed') break;
-          result = read();
+        held.acquire();
+        const gone = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableFinished) gone.abort();
+        };
+        reply.raw.once('close', onClose);
+        try {
+          const deadline = Date.now() + query.waitS * 1000;
+          while (result.page.rows.length === 0) {
+            const left = deadline - Date.now();
+            if (left <= 0) break;
+            const outcome = await held.wait(companyId, markOf(result.state), left, gone.signal);
+            if (outcome !== 'changed') break;
+            result = read();
+          }
+        } finally {
+          reply.raw.removeListener('close', onClose);
+          held.release();
         }
       } finally {
-        reply.raw.removeListener('close', onClose);
-        held.release();
+        share.release();
       }
     }
     const { state, page, items } = result;

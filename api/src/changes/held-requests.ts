@@ -8,7 +8,8 @@ import { ApiError } from '../http/api-error.ts';
  * its held requests one page read, a quiet file one row read per tick whatever the number held.
  *
  * Held requests are bounded (`max`, API_MAX_HELD_REQUESTS): beyond it a request that would be held
- * answers 503 service_unavailable with Retry-After. `close()` (the api shutting down) answers
+ * answers 503 service_unavailable with Retry-After (each key has its own share of them before that:
+ * plugins/fair-shares.ts). `close()` (the api shutting down) answers
  * every held request at once (with its empty page) and every later one without holding it.
  */
 
@@ -38,6 +39,8 @@ export interface HeldRequestsOptions {
   readonly tickMs: number;
   /** The file's mark now; throws when the file cannot be read (the held requests then read it). */
   readonly mark: (companyId: string) => CommitMark;
+  /** Told of each request refused because `max` are held. */
+  readonly onRefused?: () => void;
 }
 
 export class HeldRequests {
@@ -69,6 +72,7 @@ export class HeldRequests {
    */
   acquire(): void {
     if (this.#held >= this.#options.max) {
+      this.#options.onRefused?.();
       throw new ApiError(
         'service_unavailable',
         'This process holds as many waiting requests as it may; retry shortly (or without wait).',

@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   sync_window_expired: { status: 410, title: 'Sync window expired' },
   rate_limit_exceeded: { status: 429, title: 'Rate limit exceeded' },
+  too_many_requests_in_progress: { status: 429, title: 'Too many requests in progress' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;

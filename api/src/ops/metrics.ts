@@ -8,6 +8,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { CompanyFileCounts, StatementCacheCounts } from '../projections/projection-files.ts';
+import type { ShareRefusal } from '../rate-limit/fair-shares.ts';
 
 /** The label of requests no contract operation answered: unknown paths, 405s, preflights. */
 export const UNMATCHED = 'unmatched';
@@ -20,19 +21,25 @@ export const UNMATCHED = 'unmatched';
  * `too_many_connections` a connection closed on arrival beyond the process's bound (server.ts),
  * `connections_per_address` one closed on arrival beyond its address's cap and `request_timeout`
  * one closed because its request headers or request did not arrive in time
- * (http/connection-limits.ts).
+ * (http/connection-limits.ts); `in_progress_per_key`, `in_progress_per_company` and `held_per_key`
+ * the 429 too_many_requests_in_progress of a fair share (rate-limit/fair-shares.ts) and
+ * `held_per_process` the change feed's 503 when the process holds API_MAX_HELD_REQUESTS
+ * (changes/held-requests.ts).
  */
 export type RefusalReason =
   | 'rate_limit_exceeded'
   | 'under_pressure'
   | 'too_many_connections'
   | 'connections_per_address'
-  | 'request_timeout';
+  | 'request_timeout'
+  | ShareRefusal
+  | 'held_per_process';
 
 /**
  * What became of a request at the hop between api nodes of writers split by company
  * (plugins/forward.ts). On the node the partner reached: `served_by_owner` (the owner answered,
- * whatever its status) or `owner_unreachable` (refused, reset, timed out: 503). On the owner:
+ * whatever its status), `owner_unreachable` (refused, reset, timed out: 503) or `partner_gone`
+ * (the partner's connection closed before the answer came back: the hop aborted). On the owner:
  * `hop_served` (a trusted hop answered here), `hop_refused` (a wrong secret: 401) or
  * `hop_not_owner` (a trusted hop for a company this node does not serve: 503, ownership files out
  * of step).
@@ -40,6 +47,7 @@ export type RefusalReason =
 export type ForwardOutcome =
   | 'served_by_owner'
   | 'owner_unreachable'
+  | 'partner_gone'
   | 'hop_served'
   | 'hop_refused'
   | 'hop_not_owner';
@@ -57,10 +65,16 @@ export interface MetricsSources {
 export interface ApiMetrics {
   readonly registry: Registry;
   /**
-   * One answered request (a 429 also counts as a rate_limit_exceeded refusal); `operation`
-   * undefined = no contract operation (UNMATCHED). Never throws: a failure goes to `onFailure`.
+   * One answered request (a 429 also counts as a refusal: `refusal` when the request names why,
+   * else rate_limit_exceeded); `operation` undefined = no contract operation (UNMATCHED). Never
+   * throws: a failure goes to `onFailure`.
    */
-  recordRequest(operation: string | undefined, statusCode: number, seconds: number): void;
+  recordRequest(
+    operation: string | undefined,
+    statusCode: number,
+    seconds: number,
+    refusal?: RefusalReason | null,
+  ): void;
   recordRefusal(reason: RefusalReason): void;
   /** One request at the hop between api nodes (writers split by company). */
   recordForward(outcome: ForwardOutcome): void;
@@ -99,7 +113,7 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
   });
   const refused = new Counter({
     name: 'pda_api_rate_limited_total',
-    help: 'Requests refused to protect the service: rate_limit_exceeded (429), under_pressure (503)',
+    help: 'Requests refused to protect the service, by reason: rate_limit_exceeded and the fair shares (429), under_pressure and held_per_process (503), connections closed on arrival',
     labelNames: ['reason'],
     registers: [registry],
   });
@@ -182,7 +196,7 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
   };
   return {
     registry,
-    recordRequest(operation, statusCode, seconds) {
+    recordRequest(operation, statusCode, seconds, refusal) {
       try {
         const s = seriesOf(operation ?? UNMATCHED);
         let count = s.count.get(statusCode);
@@ -192,7 +206,7 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
         }
         count();
         s.observe(seconds);
-        if (statusCode === 429) refused.inc({ reason: 'rate_limit_exceeded' });
+        if (statusCode === 429) refused.inc({ reason: refusal ?? 'rate_limit_exceeded' });
       } catch (error) {
         onFailure(error);
       }

@@ -2,6 +2,7 @@ import replyFrom from '@fastify/reply-from';
 import type { OwnershipWriter } from '@pda/projections/model';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Dispatcher } from 'undici';
 import type { AppOptions } from '../app-options.ts';
 import {
   HOP_CLIENT_HEADER,
@@ -13,6 +14,7 @@ import {
   readHop,
   secretMatcher,
 } from '../forward/hop.ts';
+import { hopDispatcher } from '../forward/hop-dispatcher.ts';
 import { ownershipView } from '../forward/ownership-view.ts';
 import { ApiError } from '../http/api-error.ts';
 import { sendProblem } from '../http/send-problem.ts';
@@ -41,6 +43,13 @@ declare module 'fastify' {
  * not meter it again (plugins/rate-limit.ts) and never forwards it again — a hop for a company it
  * does not serve answers 503 (ownership files out of step). An owner that cannot be reached (refused,
  * reset, timed out) answers 503 service_unavailable with Retry-After, never a wrong or empty page.
+ * A partner whose connection closes before the answer has come back aborts the hop
+ * (forward/hop-dispatcher.ts): the owner ends the request at once, a held one frees its slot.
+ *
+ * The request is counted in progress here, where it arrived (plugins/fair-shares.ts, whose hook
+ * runs before this one), not on the owner; a change-feed request with `wait` moves to its key's
+ * held share here before its hop (it may wait that long on the owner), and the owner counts it
+ * again in its own held share only if it holds it.
  *
  * Without API_OWNERSHIP_FILE nothing here runs and hop headers are ignored.
  */
@@ -103,18 +112,20 @@ export default fp(
     );
     const retryAfter = { 'retry-after': String(settings.retryAfterSeconds) };
 
+    const hops = hopDispatcher({
+      // One connection per request in flight, however many long polls wait: no queue behind them.
+      connections: null,
+      pipelining: 1,
+      // Certificates checked: undici's default, which reply-from's own agent turned off (its `tls`).
+      connect: { timeout: settings.connectTimeoutMs, rejectUnauthorized: true },
+      headersTimeout: settings.timeoutMs,
+      bodyTimeout: settings.timeoutMs,
+    });
     await app.register(replyFrom, {
       disableCache: true,
       disableRequestLogging: true,
-      undici: {
-        // One connection per request in flight, however many long polls wait: no queue behind them.
-        connections: null,
-        pipelining: 1,
-        // reply-from turns certificate checks off (its `tls` default); `connect` is applied after it.
-        connect: { timeout: settings.connectTimeoutMs, rejectUnauthorized: true },
-        headersTimeout: settings.timeoutMs,
-        bodyTimeout: settings.timeoutMs,
-      },
+      // reply-from's types admit only undici's own classes; it takes any object with `request`.
+      undici: hops.agent as unknown as Dispatcher,
     });
 
     app.addHook('onRequest', async (request, reply) => {
@@ -170,22 +181,34 @@ export default fp(
           new ApiError('service_unavailable', OUT_OF_STEP, { headers: retryAfter }),
         );
       }
-      return forward(request, reply, owner, operation.operationId === LONG_POLL_OPERATION);
+      const waitMs = operation.operationId === LONG_POLL_OPERATION ? waitSeconds(request.query) * 1000 : 0;
+      // 429 beyond the key's held share; released when the answer is sent or the partner leaves.
+      if (waitMs > 0) app.fairShares.hold(request);
+      return forward(request, reply, owner, waitMs);
     });
 
     function forward(
       request: FastifyRequest,
       reply: FastifyReply,
       owner: OwnershipWriter,
-      longPoll: boolean,
+      waitMs: number,
     ): FastifyReply {
-      const waitMs = longPoll ? waitSeconds(request.query) * 1000 : 0;
       const client = request.ip;
       const peer = request.socket.remoteAddress;
       // Every later line of this request (reply-from's failure warning, the completion line) names the owner.
       const log = request.log.child({ forwarded_to: owner.name });
       request.log = log;
       reply.log = log;
+      const gone = new AbortController();
+      const forget = hops.track(String(request.id), gone.signal);
+      reply.raw.once('close', () => {
+        forget();
+        if (reply.raw.writableFinished) return;
+        // reply-from logs every failed hop as a warning ('response errored'): a partner that went
+        // away is no failure of the hop (pda_api_forwarded_total{outcome="partner_gone"} counts it).
+        request.log = log.child({}, { level: 'error' });
+        gone.abort();
+      });
       try {
         reply.from(`${owner.api}${request.raw.url ?? request.url}`, {
           timeout: timeoutMs + waitMs,
@@ -225,6 +248,12 @@ export default fp(
             }
           },
           onError: () => {
+            // Nobody to answer: the connection is closed (as when the owner answers after it closed,
+            // which reply-from drops).
+            if (gone.signal.aborted) {
+              app.metrics.recordForward('partner_gone');
+              return;
+            }
             // reply-from has logged the failure (one warning, 'response errored', with the owner's
             // name from the child logger below and the network error: never a header).
             app.metrics.recordForward('owner_unreachable');
@@ -247,7 +276,7 @@ export default fp(
   {
     name: 'pda-forward',
     fastify: '5.x',
-    dependencies: ['pda-config', 'pda-auth', 'pda-problems', 'pda-metrics'],
+    dependencies: ['pda-config', 'pda-auth', 'pda-problems', 'pda-metrics', 'pda-fair-shares'],
   },
 );
 

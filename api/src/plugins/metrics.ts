@@ -39,6 +39,7 @@ export default fp(
         request.routeOptions.config.operation?.operationId,
         reply.statusCode,
         reply.elapsedTime / 1000,
+        request.refusal,
       );
       done();
     };

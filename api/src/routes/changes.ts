@@ -21,6 +21,7 @@ export default async function changesRoutes(app: FastifyInstance): Promise<void>
       const state = readSyncState(app.projections.company(companyId));
       return { generation: state.generation, lastChangedUs: state.lastChangedUs };
     },
+    onRefused: () => app.metrics.recordRefusal('held_per_process'),
   });
   new Gauge({
     name: 'pda_api_held_requests',

@@ -358,9 +358,10 @@ export interface paths {
          *     `wait` (1 to 30 seconds) holds a page that would be empty until a change above its position
          *     commits, then answers it; after `wait` seconds without one it answers the empty page, whose
          *     `links.next` is the same position. A held request is charged once when it arrives, like any
-         *     request, and spends no rate-limit budget while held. A process holding as many requests as
-         *     it may answers `503 service_unavailable` with `Retry-After`; a process shutting down answers
-         *     its held requests at once with the empty page.
+         *     request, and spends no rate-limit budget while held. A key holding as many requests as it
+         *     may answers `429 too_many_requests_in_progress` with `Retry-After`, and a process holding as
+         *     many requests as it may answers `503 service_unavailable` with `Retry-After`; a process
+         *     shutting down answers its held requests at once with the empty page.
          *
          *     Needs a valid key; each type listed needs its read scope (`403 insufficient_scope` naming
          *     it), and `include[equipment]=category` also `equipment-categories:read`. Without
@@ -634,7 +635,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_parameter" | "invalid_cursor" | "company_selection_required" | "unauthenticated" | "api_key_expired" | "api_key_revoked" | "insufficient_scope" | "company_not_available" | "not_found" | "method_not_allowed" | "sync_window_expired" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "invalid_parameter" | "invalid_cursor" | "company_selection_required" | "unauthenticated" | "api_key_expired" | "api_key_revoked" | "insufficient_scope" | "company_not_available" | "not_found" | "method_not_allowed" | "sync_window_expired" | "rate_limit_exceeded" | "too_many_requests_in_progress" | "internal_error" | "service_unavailable";
             request_id: string;
             /** @description For 400s, one entry per offending parameter. */
             errors?: {
@@ -776,6 +777,9 @@ export interface components {
          * @description `rate_limit_exceeded`: the budget of the key (or client IP) is spent until `Retry-After`
          *     seconds have passed, or the client address has as many requests in flight as it may
          *     (behind the service's balancer; `Retry-After: 1`).
+         *     `too_many_requests_in_progress`: the key, or the keys of its company together, have as many
+         *     requests in progress at once as they may, or (change feed with `wait`) the key has as many
+         *     requests waiting as it may; retry after `Retry-After` seconds (1), once one of them ends.
          */
         TooManyRequests: {
             headers: {
