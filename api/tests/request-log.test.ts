@@ -111,3 +111,29 @@ test('cursors and sync tokens in a logged URL are digests', async () => {
   expect(urls).toContainEqual(expect.stringMatching(/[?&]cursor=#[0-9a-f]{12}(&|$)/));
   expect(urls).toContainEqual(expect.stringMatching(/[?&]sync=#[0-9a-f]{12}(&|$)/));
 });
+
+// The parser decodes parameter names (http/query-string.ts): `%63ursor=` is read as the cursor and
+// answered, so the log must judge the name decoded as well, not as sent.
+test('a cursor or sync token under a percent-encoded name is logged as a digest too', async () => {
+  const { lines, sink } = captureLines();
+  const app = await buildApp(testConfig(f.dataDir), { loggerInstance: pino({ level: 'info' }, sink) });
+  await app.ready();
+  const first = await app.inject({ url: '/v1/sites?limit=1&sort=name', headers: bearer(f.keys.a) });
+  const cursor = new URL(first.json().links.next).searchParams.get('cursor')!;
+  const next = await app.inject({
+    url: `/v1/sites?limit=1&sort=name&%63ursor=${cursor}`,
+    headers: bearer(f.keys.a),
+  });
+  const last = await app.inject({ url: '/v1/sites?limit=200', headers: bearer(f.keys.a) });
+  const token = new URL(last.json().links.sync).searchParams.get('sync')!;
+  const sync = await app.inject({ url: `/v1/sites?limit=200&%73ync=${token}`, headers: bearer(f.keys.a) });
+  await app.close();
+
+  expect([next.statusCode, sync.statusCode]).toEqual([200, 200]);
+  const logged = lines.join('');
+  expect(logged).not.toContain(cursor.split('.')[0]);
+  expect(logged).not.toContain(token.split('.')[0]);
+  const urls = lines.map((line) => JSON.parse(line).req?.url).filter(Boolean);
+  expect(urls).toContainEqual(expect.stringMatching(/[?&]%63ursor=#[0-9a-f]{12}(&|$)/));
+  expect(urls).toContainEqual(expect.stringMatching(/[?&]%73ync=#[0-9a-f]{12}(&|$)/));
+});
