@@ -365,15 +365,38 @@ describe('conditional polls (If-None-Match)', () => {
 });
 
 describe('Data-Current-As-Of', () => {
-  test('every response says up to when the data is current, errors and health included', async () => {
-    for (const [url, status] of [
-      ['/v1/sites', 200],
-      ['/v1/nope', 404],
-      ['/v1/health', 200],
+  const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+  test('every authenticated answer says up to when the data is current, its problems and 304s included', async () => {
+    const url = `/v1/sites?filter[updated_since]=${new Date(T1).toISOString()}`;
+    const etag = (await get(url)).headers.etag as string;
+    for (const [path, headers, status] of [
+      ['/v1/sites', {}, 200],
+      ['/v1/me', {}, 200],
+      [`/v1/sites/${uuid(0x5, 99)}`, {}, 404],
+      ['/v1/sites?nope=1', {}, 400],
+      ['/v1/sites?cursor=abc', {}, 400],
+      [url, { 'if-none-match': etag }, 304],
     ] as const) {
-      const response = await get(url);
-      expect(response.statusCode, url).toBe(status);
-      expect(response.headers['data-current-as-of'], url).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const response = await get(path, headers);
+      expect(response.statusCode, path).toBe(status);
+      expect(String(response.headers['data-current-as-of']), path).toMatch(ISO);
+    }
+  });
+
+  // Between heartbeats the time moves when any tenant commits: an anonymous caller must not watch it.
+  test('no answer without an accepted key carries it: health, version, 401, unknown paths, 405', async () => {
+    const answers = [
+      [await app.inject({ url: '/v1/health' }), 200],
+      [await app.inject({ url: '/v1/version' }), 200],
+      [await app.inject({ url: '/v1/sites' }), 401],
+      [await app.inject({ url: '/v1/sites', headers: bearer('svc_pk_nosuchkeynosuchkey0000000') }), 401],
+      [await app.inject({ url: '/v1/nope', headers: bearer(KEY) }), 404],
+      [await app.inject({ method: 'DELETE', url: '/v1/sites', headers: bearer(KEY) }), 405],
+    ] as const;
+    for (const [response, status] of answers) {
+      expect(response.statusCode, response.raw.req.url).toBe(status);
+      expect(response.headers['data-current-as-of'], response.raw.req.url).toBeUndefined();
     }
   });
 });

@@ -18,7 +18,8 @@ export interface paths {
          * @description No credential; metered by client IP. `checks.projections` is `ok` when the projection
          *     files are readable and understood, `degraded` when they lag behind their source by more
          *     than the configured staleness bound, `down` when they cannot be read. HTTP 200
-         *     when every check is `ok`, 503 otherwise. Discloses no tenant data or counts.
+         *     when every check is `ok`, 503 otherwise. Discloses the dependency answers only: no tenant
+         *     data, counts or figures (the staleness is on the operators' metrics).
          */
         get: operations["getHealth"];
         put?: never;
@@ -612,8 +613,6 @@ export interface components {
                 /** @enum {string} */
                 projections: "ok" | "degraded" | "down";
             };
-            /** @description Seconds the projections lag behind their source: now minus the latest source time up to which every change is known applied (the last applied change, or a Debezium heartbeat received while caught up); null while unknown. */
-            staleness_seconds?: number | null;
         };
         Version: {
             commit_hash: string | null;
@@ -678,7 +677,6 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 Vary: components["headers"]["Vary"];
@@ -785,7 +783,6 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 Vary: components["headers"]["Vary"];
@@ -987,8 +984,9 @@ export interface components {
         /**
          * @description The source time up to which this service's copy of the data is known to be current (ISO 8601
          *     UTC): every change committed in the operational database before it is visible here. Kept
-         *     current by heartbeats while nothing changes. Absent while no time is known yet (a
-         *     projection that has not applied anything).
+         *     current by heartbeats while nothing changes. Only on answers to a request whose key and
+         *     company were accepted (pages, 304s, and problems answered after that: not a 401, 403 or
+         *     429). Absent while no time is known yet (a projection that has not applied anything).
          */
         "Data-Current-As-Of": string;
         /**
@@ -1035,7 +1033,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -1058,7 +1055,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -1087,7 +1083,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
