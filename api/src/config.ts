@@ -178,8 +178,13 @@ export interface ForwardingConfig {
   /** The file as read at start (checked: parseOwnership); plugins/forward.ts re-reads it when it changes. */
   readonly ownership: Ownership;
   readonly writerName: string;
-  /** Sent on every hop and compared in constant time on arrival; never logged. */
+  /** Sent on every hop (the secret file's first line); never logged. */
   readonly secret: string;
+  /**
+   * Accepted on arrival, compared in constant time: `secret` and, during a rotation, the file's
+   * second line (docs/security.md, "Rotate the hop secret").
+   */
+  readonly acceptedSecrets: readonly string[];
   readonly connectTimeoutMs: number;
   /** Until the owner's answer headers arrive (and between its body's chunks); long polls add their `wait`. */
   readonly timeoutMs: number;
@@ -212,29 +217,49 @@ function forwardingConfig(e: z.infer<typeof fields>): ForwardingConfig | undefin
       throw new ConfigError(`invalid api configuration: API_WRITER_NAME: ${error.message} (${file})`);
     throw error;
   }
-  let secret: string;
-  try {
-    // A trailing newline (echo > file, a mounted secret) is not part of the secret.
-    secret = readFileSync(secretFile, 'utf8').replace(/[\r\n]+$/, '');
-  } catch (error) {
-    throw new ConfigError(
-      `invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
-    );
-  }
-  if (Buffer.byteLength(secret) < MIN_FORWARD_SECRET_BYTES || /[^\x21-\x7e]/.test(secret)) {
-    throw new ConfigError(
-      `invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: the secret must be at least ${MIN_FORWARD_SECRET_BYTES} bytes of visible ASCII (e.g. openssl rand -hex 32)`,
-    );
-  }
+  const secrets = readForwardSecrets(secretFile);
   return Object.freeze({
     ownershipFile: file,
     ownership,
     writerName: name,
-    secret,
+    secret: secrets[0],
+    acceptedSecrets: Object.freeze(secrets),
     connectTimeoutMs: e.API_FORWARD_CONNECT_TIMEOUT_MS,
     timeoutMs: e.API_FORWARD_TIMEOUT_MS,
     retryAfterSeconds: e.API_FORWARD_RETRY_AFTER_S,
   });
+}
+
+/**
+ * The hop secret file: one line, the secret every node sends and accepts; during a rotation two,
+ * the first sent and both accepted, so that nodes restarted one at a time never refuse each other
+ * (docs/security.md, "Rotate the hop secret").
+ */
+function readForwardSecrets(secretFile: string): [string, ...string[]] {
+  const problem = (text: string) =>
+    new ConfigError(`invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: ${text}`);
+  let text: string;
+  try {
+    text = readFileSync(secretFile, 'utf8');
+  } catch (error) {
+    throw problem((error as NodeJS.ErrnoException).code ?? 'unreadable');
+  }
+  // A trailing newline (echo > file, a mounted secret) is not part of the secret.
+  const lines = text.replace(/[\r\n]+$/, '').split(/\r?\n/);
+  if (lines.length > 2) {
+    throw problem(
+      `${lines.length} lines: one secret, or two during a rotation (the one sent first, the one also accepted second)`,
+    );
+  }
+  for (const secret of lines) {
+    if (Buffer.byteLength(secret) < MIN_FORWARD_SECRET_BYTES || /[^\x21-\x7e]/.test(secret)) {
+      throw problem(
+        `the secret must be at least ${MIN_FORWARD_SECRET_BYTES} bytes of visible ASCII (e.g. openssl rand -hex 32), one per line`,
+      );
+    }
+  }
+  // split() returns at least one element.
+  return lines as [string, ...string[]];
 }
 
 export class ConfigError extends Error {
