@@ -35,6 +35,8 @@ const fields = z.object({
   ),
   API_RATE_LIMIT_MAX: positiveInt.default(600),
   API_RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
+  // 304s given back to a key's budget per window (sync/conditional.ts); beyond, a 304 costs a request.
+  API_NOT_MODIFIED_FREE_PER_WINDOW: z.coerce.number().int().min(0).max(1_000_000).default(60),
   API_REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // `auto`: as many company files as the descriptor limit allows (plugins/projections.ts).
@@ -120,6 +122,8 @@ export interface Config {
   readonly rateLimit: {
     readonly max: number;
     readonly windowMs: number;
+    /** 304s per key and window whose request is given back; later ones are counted like any. */
+    readonly notModifiedFree: number;
     readonly redisUrl: string | undefined;
   };
   readonly logLevel: string;
@@ -294,6 +298,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     rateLimit: Object.freeze({
       max: e.API_RATE_LIMIT_MAX,
       windowMs: e.API_RATE_LIMIT_WINDOW_MS,
+      notModifiedFree: e.API_NOT_MODIFIED_FREE_PER_WINDOW,
       redisUrl: e.API_REDIS_URL,
     }),
     logLevel: e.API_LOG_LEVEL,

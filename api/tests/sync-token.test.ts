@@ -364,6 +364,62 @@ describe('conditional polls (If-None-Match)', () => {
   });
 });
 
+describe('conditional polls are free within a bound', () => {
+  const remaining = (response: { headers: Record<string, unknown> }) =>
+    Number(response.headers['ratelimit-remaining']);
+  const url = `/v1/sites?filter[updated_since]=${new Date(T1).toISOString()}`;
+
+  test('If-None-Match: * matches no page: the page itself, and it costs a request', async () => {
+    const first = await get(url);
+    for (const header of ['*', ' * ', `"x", *`]) {
+      const star = await get(url, { 'if-none-match': header });
+      expect(star.statusCode, header).toBe(200);
+      expect(star.json().data.length).toBeGreaterThan(0);
+      expect(star.headers.etag).toBe(first.headers.etag);
+    }
+    expect(remaining(await get('/v1/me'))).toBe(remaining(first) - 4);
+  });
+
+  test('API_NOT_MODIFIED_FREE_PER_WINDOW 304s per window are given back; later ones spend the budget, then 429', async () => {
+    const MAX = 5;
+    const FREE = 3;
+    const bounded = await testApp(dataDir, {
+      env: { API_RATE_LIMIT_MAX: String(MAX), API_NOT_MODIFIED_FREE_PER_WINDOW: String(FREE) },
+    });
+    try {
+      const first = await get(url, {}, KEY, bounded);
+      expect(remaining(first)).toBe(MAX - 1);
+      const etag = first.headers.etag as string;
+      const statuses: number[] = [];
+      const left: number[] = [];
+      // 200 polls that find nothing (the issue's case: they all kept RateLimit-Remaining at 5).
+      for (let n = 0; n < 200; n++) {
+        const poll = await get(url, { 'if-none-match': etag }, KEY, bounded);
+        statuses.push(poll.statusCode);
+        left.push(remaining(poll));
+      }
+      // FREE free polls, then the MAX - 1 requests left, then refused.
+      expect(statuses.slice(0, FREE + MAX - 1)).toEqual(Array(FREE + MAX - 1).fill(304));
+      expect(left.slice(0, FREE + MAX - 1)).toEqual([4, 4, 4, 3, 2, 1, 0]);
+      expect(new Set(statuses.slice(FREE + MAX - 1))).toEqual(new Set([429]));
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  test('0: no 304 is free', async () => {
+    const bounded = await testApp(dataDir, { env: { API_NOT_MODIFIED_FREE_PER_WINDOW: '0' } });
+    try {
+      const first = await get(url, {}, KEY, bounded);
+      const poll = await get(url, { 'if-none-match': first.headers.etag as string }, KEY, bounded);
+      expect(poll.statusCode).toBe(304);
+      expect(remaining(poll)).toBe(remaining(first) - 1);
+    } finally {
+      await bounded.close();
+    }
+  });
+});
+
 describe('Data-Current-As-Of', () => {
   const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

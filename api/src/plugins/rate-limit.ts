@@ -29,7 +29,8 @@ declare module 'fastify' {
     meterClientAddress: AddressMeter;
     /**
      * Gives back the request's use of its budget and raises its RateLimit-Remaining to match: a
-     * 304 to a conditional request costs nothing (api/src/sync/conditional.ts).
+     * 304 to a conditional request costs nothing (api/src/sync/conditional.ts), at most
+     * API_NOT_MODIFIED_FREE_PER_WINDOW times per key and window; later 304s stay counted.
      */
     refundRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
@@ -41,7 +42,7 @@ const REDIS_NAMESPACE = 'pda:rate-limit:';
 
 export default fp(
   async (app) => {
-    const { max, windowMs, redisUrl } = app.config.rateLimit;
+    const { max, windowMs, redisUrl, notModifiedFree } = app.config.rateLimit;
     let store: ReturnType<typeof sharedStore> | ReturnType<typeof localStore> = localStore(MAX_TRACKED_KEYS);
     if (redisUrl !== undefined) {
       const redis = await connectRateLimitRedis(redisUrl, app.log);
@@ -79,8 +80,10 @@ export default fp(
       return new Promise<void>((resolve) => {
         budgets.refund(
           rateLimitKey(request),
+          notModifiedFree,
           (_error, result) => {
-            if (result !== undefined && result.ttl > 0) {
+            // Not refunded: the limiter's headers already say what this request cost.
+            if (result?.refunded === true && result.ttl > 0) {
               reply.header('ratelimit-remaining', String(Math.max(0, max - result.current)));
             }
             resolve();

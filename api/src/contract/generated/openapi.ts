@@ -727,7 +727,8 @@ export interface components {
         };
         /**
          * @description Nothing was committed to the company's data since the page whose `ETag` was sent in
-         *     `If-None-Match`: no body, and no rate-limit budget spent.
+         *     `If-None-Match`: no body, and no rate-limit budget spent for the first 60 per key and window
+         *     (later ones cost a request; `RateLimit-Remaining` says which).
          */
         NotModified: {
             headers: {
@@ -902,8 +903,11 @@ export interface components {
          * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
          *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
          *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-         *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-         *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+         *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+         *     deployment's setting); each later 304 in the window costs one request like any other.
+         *     `*` matches no page: the request is answered as without this header (200, counted). Only
+         *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+         *     `filter[deleted_since]` walk carry an ETag.
          */
         IfNoneMatch: string;
         /**
@@ -1262,8 +1266,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1422,8 +1429,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1582,8 +1592,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1742,8 +1755,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1897,8 +1913,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2044,8 +2063,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
