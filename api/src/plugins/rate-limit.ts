@@ -19,8 +19,8 @@ import { sharedStore } from '../rate-limit/shared-store.ts';
  * paths or 405s, which never reach a route) and its handler is added once as a GLOBAL onRequest
  * hook instead. Depending on pda-auth puts it after auth's onRequest hook, so the key is already
  * resolved when the budget is chosen, and before every refusal of the request (401, 403, 400 and
- * the not-found handler's 404/405 all happen later), so those carry the headers too. Depending on
- * pda-cors puts it after the preflight answer: preflights are not metered (plugins/cors.ts).
+ * the not-found handler's 404/405 all happen later), so those carry the headers too. pda-cors
+ * depends on this plugin: preflights are metered per client address (plugins/cors.ts).
  */
 
 declare module 'fastify' {
@@ -96,6 +96,6 @@ export default fp(
   {
     name: 'pda-rate-limit',
     fastify: '5.x',
-    dependencies: ['pda-config', 'pda-auth', 'pda-cors', 'pda-forward'],
+    dependencies: ['pda-config', 'pda-auth', 'pda-forward'],
   },
 );
