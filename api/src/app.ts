@@ -46,7 +46,7 @@ declare module 'fastify' {
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   // A trusted hop from another api node keeps the request id the partner was given (plugins/forward.ts).
-  const hopMatches = config.forwarding ? secretMatcher(config.forwarding.secret) : undefined;
+  const hopMatches = config.forwarding ? secretMatcher(config.forwarding.acceptedSecrets) : undefined;
   const app = Fastify({
     // No key in any log line, not even one sent in the URL (http/log-redaction.ts).
     ...redactingLogger(config.logLevel, deps.logger, deps.loggerInstance),

@@ -36,6 +36,8 @@ const fields = z.object({
   ),
   API_RATE_LIMIT_MAX: positiveInt.default(600),
   API_RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
+  // 304s given back to a key's budget per window (sync/conditional.ts); beyond, a 304 costs a request.
+  API_NOT_MODIFIED_FREE_PER_WINDOW: z.coerce.number().int().min(0).max(1_000_000).default(60),
   API_REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // `auto`: as many company files as the descriptor limit allows (plugins/projections.ts).
@@ -126,6 +128,8 @@ export interface Config {
   readonly rateLimit: {
     readonly max: number;
     readonly windowMs: number;
+    /** 304s per key and window whose request is given back; later ones are counted like any. */
+    readonly notModifiedFree: number;
     readonly redisUrl: string | undefined;
   };
   readonly logLevel: string;
@@ -186,8 +190,13 @@ export interface ForwardingConfig {
   /** The file as read at start (checked: parseOwnership); plugins/forward.ts re-reads it when it changes. */
   readonly ownership: Ownership;
   readonly writerName: string;
-  /** Sent on every hop and compared in constant time on arrival; never logged. */
+  /** Sent on every hop (the secret file's first line); never logged. */
   readonly secret: string;
+  /**
+   * Accepted on arrival, compared in constant time: `secret` and, during a rotation, the file's
+   * second line (docs/security.md, "Rotate the hop secret").
+   */
+  readonly acceptedSecrets: readonly string[];
   readonly connectTimeoutMs: number;
   /** Until the owner's answer headers arrive (and between its body's chunks); long polls add their `wait`. */
   readonly timeoutMs: number;
@@ -220,29 +229,49 @@ function forwardingConfig(e: z.infer<typeof fields>): ForwardingConfig | undefin
       throw new ConfigError(`invalid api configuration: API_WRITER_NAME: ${error.message} (${file})`);
     throw error;
   }
-  let secret: string;
-  try {
-    // A trailing newline (echo > file, a mounted secret) is not part of the secret.
-    secret = readFileSync(secretFile, 'utf8').replace(/[\r\n]+$/, '');
-  } catch (error) {
-    throw new ConfigError(
-      `invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
-    );
-  }
-  if (Buffer.byteLength(secret) < MIN_FORWARD_SECRET_BYTES || /[^\x21-\x7e]/.test(secret)) {
-    throw new ConfigError(
-      `invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: the secret must be at least ${MIN_FORWARD_SECRET_BYTES} bytes of visible ASCII (e.g. openssl rand -hex 32)`,
-    );
-  }
+  const secrets = readForwardSecrets(secretFile);
   return Object.freeze({
     ownershipFile: file,
     ownership,
     writerName: name,
-    secret,
+    secret: secrets[0],
+    acceptedSecrets: Object.freeze(secrets),
     connectTimeoutMs: e.API_FORWARD_CONNECT_TIMEOUT_MS,
     timeoutMs: e.API_FORWARD_TIMEOUT_MS,
     retryAfterSeconds: e.API_FORWARD_RETRY_AFTER_S,
   });
+}
+
+/**
+ * The hop secret file: one line, the secret every node sends and accepts; during a rotation two,
+ * the first sent and both accepted, so that nodes restarted one at a time never refuse each other
+ * (docs/security.md, "Rotate the hop secret").
+ */
+function readForwardSecrets(secretFile: string): [string, ...string[]] {
+  const problem = (text: string) =>
+    new ConfigError(`invalid api configuration: API_FORWARD_SECRET_FILE ${secretFile}: ${text}`);
+  let text: string;
+  try {
+    text = readFileSync(secretFile, 'utf8');
+  } catch (error) {
+    throw problem((error as NodeJS.ErrnoException).code ?? 'unreadable');
+  }
+  // A trailing newline (echo > file, a mounted secret) is not part of the secret.
+  const lines = text.replace(/[\r\n]+$/, '').split(/\r?\n/);
+  if (lines.length > 2) {
+    throw problem(
+      `${lines.length} lines: one secret, or two during a rotation (the one sent first, the one also accepted second)`,
+    );
+  }
+  for (const secret of lines) {
+    if (Buffer.byteLength(secret) < MIN_FORWARD_SECRET_BYTES || /[^\x21-\x7e]/.test(secret)) {
+      throw problem(
+        `the secret must be at least ${MIN_FORWARD_SECRET_BYTES} bytes of visible ASCII (e.g. openssl rand -hex 32), one per line`,
+      );
+    }
+  }
+  // split() returns at least one element.
+  return lines as [string, ...string[]];
 }
 
 export class ConfigError extends Error {
@@ -277,6 +306,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     rateLimit: Object.freeze({
       max: e.API_RATE_LIMIT_MAX,
       windowMs: e.API_RATE_LIMIT_WINDOW_MS,
+      notModifiedFree: e.API_NOT_MODIFIED_FREE_PER_WINDOW,
       redisUrl: e.API_REDIS_URL,
     }),
     logLevel: e.API_LOG_LEVEL,

@@ -64,6 +64,21 @@ describe('WindowCounter (the in-process budget)', () => {
     expect(counter.read('a', 1_000)).toEqual({ current: 1, ttl: 1_000 });
   });
 
+  test('refunds: at most maxRefunds per window, counted anew in the next window', () => {
+    let now = 0;
+    const counter = new WindowCounter(10, () => now);
+    for (let n = 0; n < 4; n++) counter.increment('k', 1_000);
+    expect(counter.refund('k', 1_000, 2)).toEqual({ current: 3, ttl: 1_000, refunded: true });
+    expect(counter.refund('k', 1_000, 2)).toEqual({ current: 2, ttl: 1_000, refunded: true });
+    expect(counter.refund('k', 1_000, 2)).toEqual({ current: 2, ttl: 1_000, refunded: false });
+    now = 1_000;
+    counter.increment('k', 1_000);
+    expect(counter.refund('k', 1_000, 2)).toEqual({ current: 0, ttl: 1_000, refunded: true });
+    // Nothing to give back: the window holds no request.
+    expect(counter.refund('k', 1_000, 2)).toEqual({ current: 0, ttl: 1_000, refunded: false });
+    expect(counter.refund('unknown', 1_000, 2)).toEqual({ current: 0, ttl: 0, refunded: false });
+  });
+
   test('each result is a snapshot: later increments do not change an earlier answer', () => {
     const counter = new WindowCounter(10);
     const first = counter.increment('k', 60_000);

@@ -6,7 +6,7 @@ import { freePort } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createFixture, type Fixture } from './support/fixture.ts';
+import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 /**
@@ -17,6 +17,7 @@ import { bearer, testApp } from './support/test-app.ts';
  */
 
 const MAX = 6;
+const FREE_304S = 2;
 let f: Fixture;
 let redisDir: string;
 let redisPort: number;
@@ -85,6 +86,7 @@ beforeAll(async () => {
     API_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     API_RATE_LIMIT_MAX: String(MAX),
     API_RATE_LIMIT_WINDOW_MS: '60000',
+    API_NOT_MODIFIED_FREE_PER_WINDOW: String(FREE_304S),
   };
   apps = [await testApp(f.dataDir, { env }), await testApp(f.dataDir, { env })];
 }, 60_000);
@@ -112,6 +114,44 @@ describe('budget shared through Redis', () => {
     );
     expect(responses.filter((entry) => entry.status === 200)).toHaveLength(MAX);
     expect(responses.filter((entry) => entry.status === 429)).toHaveLength(MAX * 3);
+  });
+
+  test('304s given back: FREE_304S per key and window across both instances, then they cost a request', async () => {
+    const [one, two] = apps as [FastifyInstance, FastifyInstance];
+    const headers = { ...bearer(f.keys.multi), 'x-service-company': COMPANY.A };
+    const url = '/v1/sites?filter[updated_since]=2000-01-01T00:00:00Z';
+    const first = await one.inject({ url, headers });
+    const etag = String(first.headers.etag);
+    const polls = [];
+    for (let i = 0; i < MAX + FREE_304S; i++) {
+      const poll = await (i % 2 === 0 ? two : one).inject({
+        url,
+        headers: { ...headers, 'if-none-match': etag },
+      });
+      polls.push([poll.statusCode, Number(poll.headers['ratelimit-remaining'])]);
+    }
+    expect(polls).toEqual([
+      [304, 5],
+      [304, 5],
+      [304, 4],
+      [304, 3],
+      [304, 2],
+      [304, 1],
+      [304, 0],
+      [429, 0],
+    ]);
+    // The refunds' count expires with the budget's window.
+    const probe = new Redis(redisPort, '127.0.0.1');
+    try {
+      const budgetKey = `pda:rate-limit:key:${f.keyIds.multi}`;
+      expect(await probe.get(`${budgetKey}:refunds`)).toBe(String(FREE_304S));
+      // Absolute deadlines (Redis 7): the script sets the refunds' expiry to the budget's own.
+      const deadline = async (key: string) => Number(await probe.call('PEXPIRETIME', key));
+      expect(await deadline(`${budgetKey}:refunds`)).toBeGreaterThan(0);
+      expect(await deadline(`${budgetKey}:refunds`)).toBe(await deadline(budgetKey));
+    } finally {
+      probe.disconnect();
+    }
   });
 
   test('Redis stops: still answered and limited per process; Redis back: shared again', async () => {

@@ -111,3 +111,69 @@ test('cursors and sync tokens in a logged URL are digests', async () => {
   expect(urls).toContainEqual(expect.stringMatching(/[?&]cursor=#[0-9a-f]{12}(&|$)/));
   expect(urls).toContainEqual(expect.stringMatching(/[?&]sync=#[0-9a-f]{12}(&|$)/));
 });
+
+// The parser decodes parameter names (http/query-string.ts): `%63ursor=` is read as the cursor and
+// answered, so the log must judge the name decoded as well, not as sent.
+test('a cursor or sync token under a percent-encoded name is logged as a digest too', async () => {
+  const { lines, sink } = captureLines();
+  const app = await buildApp(testConfig(f.dataDir), { loggerInstance: pino({ level: 'info' }, sink) });
+  await app.ready();
+  const first = await app.inject({ url: '/v1/sites?limit=1&sort=name', headers: bearer(f.keys.a) });
+  const cursor = new URL(first.json().links.next).searchParams.get('cursor')!;
+  const next = await app.inject({
+    url: `/v1/sites?limit=1&sort=name&%63ursor=${cursor}`,
+    headers: bearer(f.keys.a),
+  });
+  const last = await app.inject({ url: '/v1/sites?limit=200', headers: bearer(f.keys.a) });
+  const token = new URL(last.json().links.sync).searchParams.get('sync')!;
+  const sync = await app.inject({ url: `/v1/sites?limit=200&%73ync=${token}`, headers: bearer(f.keys.a) });
+  await app.close();
+
+  expect([next.statusCode, sync.statusCode]).toEqual([200, 200]);
+  const logged = lines.join('');
+  expect(logged).not.toContain(cursor.split('.')[0]);
+  expect(logged).not.toContain(token.split('.')[0]);
+  const urls = lines.map((line) => JSON.parse(line).req?.url).filter(Boolean);
+  expect(urls).toContainEqual(expect.stringMatching(/[?&]%63ursor=#[0-9a-f]{12}(&|$)/));
+  expect(urls).toContainEqual(expect.stringMatching(/[?&]%73ync=#[0-9a-f]{12}(&|$)/));
+});
+
+// The cheapest answers a client can ask for fastest (a preflight's 204, a poll's 304) must not
+// each cost an info line (http/request-log.ts): at debug, counted in the metrics.
+test.each(['info', 'debug'])('204 and 304 answers log at debug (logger at %s)', async (level) => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      done();
+    },
+  });
+  const app = await buildApp(testConfig(f.dataDir), { loggerInstance: pino({ level }, sink) });
+  await app.ready();
+  const url = '/v1/sites?filter[updated_since]=2000-01-01T00:00:00Z';
+  const page = await app.inject({ url, headers: bearer(f.keys.a) });
+  const poll = await app.inject({
+    url,
+    headers: { ...bearer(f.keys.a), 'if-none-match': String(page.headers.etag) },
+  });
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/v1/sites',
+    headers: { origin: 'https://partner.example', 'access-control-request-method': 'GET' },
+  });
+  await app.close();
+
+  expect([page.statusCode, poll.statusCode, preflight.statusCode]).toEqual([200, 304, 204]);
+  const completed = (response: { headers: Record<string, unknown> }) =>
+    lines.filter(
+      (line) => line.reqId === response.headers['x-request-id'] && line.msg === 'request completed',
+    );
+  expect(completed(page).map((line) => line.level)).toEqual([30]);
+  const quiet = level === 'debug' ? [20] : [];
+  expect(completed(poll).map((line) => line.level)).toEqual(quiet);
+  expect(completed(preflight).map((line) => line.level)).toEqual(quiet);
+  // Nothing else at info for them either.
+  const other = (response: { headers: Record<string, unknown> }) =>
+    lines.filter((line) => line.reqId === response.headers['x-request-id'] && Number(line.level) >= 30);
+  expect([...other(poll), ...other(preflight)]).toEqual([]);
+});

@@ -364,16 +364,95 @@ describe('conditional polls (If-None-Match)', () => {
   });
 });
 
+describe('conditional polls are free within a bound', () => {
+  const remaining = (response: { headers: Record<string, unknown> }) =>
+    Number(response.headers['ratelimit-remaining']);
+  const url = `/v1/sites?filter[updated_since]=${new Date(T1).toISOString()}`;
+
+  test('If-None-Match: * matches no page: the page itself, and it costs a request', async () => {
+    const first = await get(url);
+    for (const header of ['*', ' * ', `"x", *`]) {
+      const star = await get(url, { 'if-none-match': header });
+      expect(star.statusCode, header).toBe(200);
+      expect(star.json().data.length).toBeGreaterThan(0);
+      expect(star.headers.etag).toBe(first.headers.etag);
+    }
+    expect(remaining(await get('/v1/me'))).toBe(remaining(first) - 4);
+  });
+
+  test('API_NOT_MODIFIED_FREE_PER_WINDOW 304s per window are given back; later ones spend the budget, then 429', async () => {
+    const MAX = 5;
+    const FREE = 3;
+    const bounded = await testApp(dataDir, {
+      env: { API_RATE_LIMIT_MAX: String(MAX), API_NOT_MODIFIED_FREE_PER_WINDOW: String(FREE) },
+    });
+    try {
+      const first = await get(url, {}, KEY, bounded);
+      expect(remaining(first)).toBe(MAX - 1);
+      const etag = first.headers.etag as string;
+      const statuses: number[] = [];
+      const left: number[] = [];
+      // 200 polls that find nothing (the issue's case: they all kept RateLimit-Remaining at 5).
+      for (let n = 0; n < 200; n++) {
+        const poll = await get(url, { 'if-none-match': etag }, KEY, bounded);
+        statuses.push(poll.statusCode);
+        left.push(remaining(poll));
+      }
+      // FREE free polls, then the MAX - 1 requests left, then refused.
+      expect(statuses.slice(0, FREE + MAX - 1)).toEqual(Array(FREE + MAX - 1).fill(304));
+      expect(left.slice(0, FREE + MAX - 1)).toEqual([4, 4, 4, 3, 2, 1, 0]);
+      expect(new Set(statuses.slice(FREE + MAX - 1))).toEqual(new Set([429]));
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  test('0: no 304 is free', async () => {
+    const bounded = await testApp(dataDir, { env: { API_NOT_MODIFIED_FREE_PER_WINDOW: '0' } });
+    try {
+      const first = await get(url, {}, KEY, bounded);
+      const poll = await get(url, { 'if-none-match': first.headers.etag as string }, KEY, bounded);
+      expect(poll.statusCode).toBe(304);
+      expect(remaining(poll)).toBe(remaining(first) - 1);
+    } finally {
+      await bounded.close();
+    }
+  });
+});
+
 describe('Data-Current-As-Of', () => {
-  test('every response says up to when the data is current, errors and health included', async () => {
-    for (const [url, status] of [
-      ['/v1/sites', 200],
-      ['/v1/nope', 404],
-      ['/v1/health', 200],
+  const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+  test('every authenticated answer says up to when the data is current, its problems and 304s included', async () => {
+    const url = `/v1/sites?filter[updated_since]=${new Date(T1).toISOString()}`;
+    const etag = (await get(url)).headers.etag as string;
+    for (const [path, headers, status] of [
+      ['/v1/sites', {}, 200],
+      ['/v1/me', {}, 200],
+      [`/v1/sites/${uuid(0x5, 99)}`, {}, 404],
+      ['/v1/sites?nope=1', {}, 400],
+      ['/v1/sites?cursor=abc', {}, 400],
+      [url, { 'if-none-match': etag }, 304],
     ] as const) {
-      const response = await get(url);
-      expect(response.statusCode, url).toBe(status);
-      expect(response.headers['data-current-as-of'], url).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const response = await get(path, headers);
+      expect(response.statusCode, path).toBe(status);
+      expect(String(response.headers['data-current-as-of']), path).toMatch(ISO);
+    }
+  });
+
+  // Between heartbeats the time moves when any tenant commits: an anonymous caller must not watch it.
+  test('no answer without an accepted key carries it: health, version, 401, unknown paths, 405', async () => {
+    const answers = [
+      [await app.inject({ url: '/v1/health' }), 200],
+      [await app.inject({ url: '/v1/version' }), 200],
+      [await app.inject({ url: '/v1/sites' }), 401],
+      [await app.inject({ url: '/v1/sites', headers: bearer('svc_pk_nosuchkeynosuchkey0000000') }), 401],
+      [await app.inject({ url: '/v1/nope', headers: bearer(KEY) }), 404],
+      [await app.inject({ method: 'DELETE', url: '/v1/sites', headers: bearer(KEY) }), 405],
+    ] as const;
+    for (const [response, status] of answers) {
+      expect(response.statusCode, response.raw.req.url).toBe(status);
+      expect(response.headers['data-current-as-of'], response.raw.req.url).toBeUndefined();
     }
   });
 });

@@ -35,7 +35,7 @@ export interface IngestSummary {
   readonly lastSourceAt: string | null;
   /** The source time up to which every change is known applied (as the api's health computes it). */
   readonly sourceCurrentAt: string | null;
-  /** now − sourceCurrentAt, as the api's /v1/health staleness_seconds; null when unknown. */
+  /** now − sourceCurrentAt, as the api's pda_api_projection_staleness_seconds; null when unknown. */
   readonly lagSeconds: number | null;
 }
 

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 /**
  * The headers of a hop between two api nodes of writers split by company (plugins/forward.ts;
  * api/README.md, "Writers split by company"). The forwarding node adds them; the owner believes
- * them only when HOP_SECRET_HEADER holds the shared secret (API_FORWARD_SECRET_FILE). A partner
+ * them only when HOP_SECRET_HEADER holds a shared secret it accepts (API_FORWARD_SECRET_FILE: one,
+ * or two during a rotation; the first is the one sent). A partner
  * never sends them; one that does is refused (a wrong secret) or, on a node without forwarding
  * settings, ignored.
  */
@@ -27,10 +28,22 @@ export type Hop =
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
-/** Compares a received secret with ours in constant time (digests: equal lengths whatever was sent). */
-export function secretMatcher(secret: string): (received: string | string[] | undefined) => boolean {
-  const expected = digest(secret);
-  return (received) => typeof received === 'string' && timingSafeEqual(digest(received), expected);
+/**
+ * Compares a received secret with each accepted one in constant time (digests: equal lengths
+ * whatever was sent), all of them every time: which one matched, or that none did, takes as long.
+ * Two during a rotation (config.ts, readForwardSecrets).
+ */
+export function secretMatcher(
+  secrets: readonly string[],
+): (received: string | string[] | undefined) => boolean {
+  const expected = secrets.map(digest);
+  return (received) => {
+    if (typeof received !== 'string') return false;
+    const got = digest(received);
+    let matched = false;
+    for (const one of expected) matched = timingSafeEqual(got, one) || matched;
+    return matched;
+  };
 }
 
 /** A header value safe to log: printable ASCII, bounded. */

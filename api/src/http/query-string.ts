@@ -27,8 +27,8 @@ export function parseQueryString(input: string): ParsedQuery {
     const equals = pair.indexOf('=');
     const rawName = equals === -1 ? pair : pair.slice(0, equals);
     const rawValue = equals === -1 ? '' : pair.slice(equals + 1);
-    const name = decode(rawName);
-    const value = decode(rawValue);
+    const name = decodeQueryComponent(rawName);
+    const value = decodeQueryComponent(rawValue);
     if (name === undefined || value === undefined) {
       const malformed = result[MALFORMED_PARAMETERS] ?? [];
       malformed.push(name ?? rawName.slice(0, 100));
@@ -44,7 +44,12 @@ export function parseQueryString(input: string): ParsedQuery {
   return result;
 }
 
-function decode(text: string): string | undefined {
+/**
+ * One name or value as this parser reads it (`+` is a space, then percent-decoding); undefined
+ * when it is not valid UTF-8 percent-encoding. Also what the log redaction compares names by
+ * (opaque-values.ts): a name is redacted as the parameter it is read as.
+ */
+export function decodeQueryComponent(text: string): string | undefined {
   const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text;
   if (!spaced.includes('%')) return spaced;
   try {

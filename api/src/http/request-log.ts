@@ -7,10 +7,15 @@ import { redactText } from './log-redaction.ts';
  * request ("incoming request" + "request completed"), and at log level info the second line is CPU
  * spent on every request (bench/README.md, "Where a list request's CPU goes", measured by
  * bench/api-profile.ts).
+ * 204 (preflights) and 304 (polls that found nothing) log at debug: the cheap answers a client can
+ * ask for fastest, whose lines would otherwise outnumber the rest (a log line costs more than
+ * such an answer); their counts are in pda_api_requests_total.
  * Headers are never logged (the key is in one), and the URL is logged redacted (log-redaction.ts).
  * Fastify's lines that would put the raw URL or an error message in `msg`, where no serializer
  * reaches, are rewritten; every other Fastify log line is unchanged.
  */
+const QUIET_STATUSES: ReadonlySet<number> = new Set([204, 304]);
+
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {
     // Folded into requestCompleted.
@@ -27,7 +32,8 @@ export class OneLinePerRequest extends LogController {
         'request errored',
       );
     } else {
-      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      const level = QUIET_STATUSES.has(reply.statusCode) ? 'debug' : 'info';
+      reply.log[level]({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }
   }
 

@@ -58,7 +58,7 @@ export interface MetricsSources {
   readonly companyFiles: () => CompanyFileCounts;
   /** The prepared statements of the open files: held, and evicted to stay within their bound. */
   readonly statements: () => StatementCacheCounts;
-  /** What /v1/health reports as staleness_seconds; null (gauge absent) when unknown. */
+  /** The staleness /v1/health judges by (projections-health.ts); null (gauge absent) when unknown. */
   readonly stalenessSeconds: () => number | null;
 }
 
@@ -174,7 +174,7 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
   });
   new Gauge({
     name: 'pda_api_projection_staleness_seconds',
-    help: "Seconds since ingest's last committed batch, as /v1/health reports; absent when unknown",
+    help: 'Seconds the projections lag behind their source, as /v1/health judges it; absent when unknown',
     registers: [registry],
     collect() {
       const seconds = sources.stalenessSeconds();

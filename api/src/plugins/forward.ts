@@ -16,6 +16,7 @@ import {
 } from '../forward/hop.ts';
 import { hopDispatcher } from '../forward/hop-dispatcher.ts';
 import { ownershipView } from '../forward/ownership-view.ts';
+import { plainHttpOwners } from '../forward/plain-http.ts';
 import { ApiError } from '../http/api-error.ts';
 import { sendProblem } from '../http/send-problem.ts';
 
@@ -99,8 +100,9 @@ export default fp(
     const settings = app.config.forwarding;
     if (settings === undefined) return;
 
+    // Sends the secret file's first line; accepts either line during a rotation (config.ts).
     const { secret, timeoutMs } = settings;
-    const matches = secretMatcher(secret);
+    const matches = secretMatcher(settings.acceptedSecrets);
     const view = ownershipView(
       settings.ownershipFile,
       settings.ownership,
@@ -111,6 +113,13 @@ export default fp(
       app.config.reopenCheckMs,
     );
     const retryAfter = { 'retry-after': String(settings.retryAfterSeconds) };
+    const exposed = plainHttpOwners(settings.ownership, settings.writerName);
+    if (exposed.length > 0) {
+      app.log.warn(
+        { writers: exposed },
+        "forwarding: these owners are plain http on another machine; hops carry partners' keys and the hop secret in clear (use https)",
+      );
+    }
 
     const hops = hopDispatcher({
       // One connection per request in flight, however many long polls wait: no queue behind them.

@@ -1,15 +1,20 @@
 import { readIngestState, sourceCurrentAt } from '@pda/projections/read';
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 
 /**
- * `Data-Current-As-Of` on every response (docs/public-data-api-v1.md, "Freshness"): the source time
- * up to which the projections are known current — the time /v1/health judges staleness by
- * (projections/projections-health.ts) — so a partner knows what "current" means for the page it
- * just read.
+ * `Data-Current-As-Of` on every authenticated answer (docs/public-data-api-v1.md, "Freshness"):
+ * the source time up to which the projections are known current — the time /v1/health judges
+ * staleness by (projections/projections-health.ts) — so a partner knows what "current" means for
+ * the page it just read.
  *
- * Read before the request reads its page, so the page is at least as current as the header says:
- * ingest records that time only after the changes it covers have committed. Read from
+ * Only to a request whose key and company were accepted (auth's preValidation set its tenant):
+ * between heartbeats the time moves when any tenant commits, so an anonymous caller (health,
+ * version, a 401, an unknown path) watching it would learn when other companies write.
+ *
+ * Read in onRequest, before the request reads its page, so the page is at least as current as the
+ * header says: ingest records that time only after the changes it covers have committed. Read from
  * control.sqlite at most every READ_EVERY_MS; a value kept that long is older, never newer, than
  * the truth. No header while no time is known or control.sqlite cannot be read (health says why).
  */
@@ -32,10 +37,21 @@ export default fp(
       }
       return header;
     };
-    app.addHook('onRequest', async (_request, reply) => {
+    const readBefore = new WeakMap<FastifyRequest, string>();
+    app.addHook('onRequest', async (request) => {
+      const operation = request.routeOptions.config.operation;
+      if (operation === undefined || operation.anonymous) return;
       const value = current();
-      if (value !== undefined) reply.header('data-current-as-of', value);
+      if (value !== undefined) readBefore.set(request, value);
+    });
+    // After auth's preValidation (this plugin depends on pda-auth), which refuses a request
+    // without an accepted key and company before this hook runs.
+    app.addHook('preValidation', async (request, reply) => {
+      const value = readBefore.get(request);
+      if (value !== undefined && request.tenant !== null && !reply.sent) {
+        reply.header('data-current-as-of', value);
+      }
     });
   },
-  { name: 'pda-freshness', fastify: '5.x', dependencies: ['pda-projections'] },
+  { name: 'pda-freshness', fastify: '5.x', dependencies: ['pda-projections', 'pda-auth'] },
 );

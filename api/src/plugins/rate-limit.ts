@@ -19,8 +19,8 @@ import { sharedStore } from '../rate-limit/shared-store.ts';
  * paths or 405s, which never reach a route) and its handler is added once as a GLOBAL onRequest
  * hook instead. Depending on pda-auth puts it after auth's onRequest hook, so the key is already
  * resolved when the budget is chosen, and before every refusal of the request (401, 403, 400 and
- * the not-found handler's 404/405 all happen later), so those carry the headers too. Depending on
- * pda-cors puts it after the preflight answer: preflights are not metered (plugins/cors.ts).
+ * the not-found handler's 404/405 all happen later), so those carry the headers too. pda-cors
+ * depends on this plugin: preflights are metered per client address (plugins/cors.ts).
  */
 
 declare module 'fastify' {
@@ -29,7 +29,8 @@ declare module 'fastify' {
     meterClientAddress: AddressMeter;
     /**
      * Gives back the request's use of its budget and raises its RateLimit-Remaining to match: a
-     * 304 to a conditional request costs nothing (api/src/sync/conditional.ts).
+     * 304 to a conditional request costs nothing (api/src/sync/conditional.ts), at most
+     * API_NOT_MODIFIED_FREE_PER_WINDOW times per key and window; later 304s stay counted.
      */
     refundRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
@@ -41,7 +42,7 @@ const REDIS_NAMESPACE = 'pda:rate-limit:';
 
 export default fp(
   async (app) => {
-    const { max, windowMs, redisUrl } = app.config.rateLimit;
+    const { max, windowMs, redisUrl, notModifiedFree } = app.config.rateLimit;
     let store: ReturnType<typeof sharedStore> | ReturnType<typeof localStore> = localStore(MAX_TRACKED_KEYS);
     if (redisUrl !== undefined) {
       const redis = await connectRateLimitRedis(redisUrl, app.log);
@@ -79,8 +80,10 @@ export default fp(
       return new Promise<void>((resolve) => {
         budgets.refund(
           rateLimitKey(request),
+          notModifiedFree,
           (_error, result) => {
-            if (result !== undefined && result.ttl > 0) {
+            // Not refunded: the limiter's headers already say what this request cost.
+            if (result?.refunded === true && result.ttl > 0) {
               reply.header('ratelimit-remaining', String(Math.max(0, max - result.current)));
             }
             resolve();
@@ -93,6 +96,6 @@ export default fp(
   {
     name: 'pda-rate-limit',
     fastify: '5.x',
-    dependencies: ['pda-config', 'pda-auth', 'pda-cors', 'pda-forward'],
+    dependencies: ['pda-config', 'pda-auth', 'pda-forward'],
   },
 );

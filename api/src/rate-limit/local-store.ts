@@ -1,4 +1,4 @@
-import { type WindowCount, WindowCounter } from './window-counter.ts';
+import { type RefundCount, type WindowCount, WindowCounter } from './window-counter.ts';
 
 /**
  * The in-process store (no API_REDIS_URL) for @fastify/rate-limit.
@@ -11,6 +11,7 @@ import { type WindowCount, WindowCounter } from './window-counter.ts';
  */
 
 type Callback = (error: Error | null, result?: WindowCount) => void;
+type RefundCallback = (error: Error | null, result?: RefundCount) => void;
 
 export function localStore(maxKeys: number) {
   const counter = new WindowCounter(maxKeys);
@@ -23,8 +24,8 @@ export function localStore(maxKeys: number) {
       callback(null, counter.read(key, windowMs));
     }
 
-    refund(key: string, callback: Callback, windowMs: number): void {
-      callback(null, counter.refund(key, windowMs));
+    refund(key: string, maxRefunds: number, callback: RefundCallback, windowMs: number): void {
+      callback(null, counter.refund(key, windowMs, maxRefunds));
     }
 
     /** Per-route budgets are never configured (one budget per key across routes). */

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import { type WindowCount, WindowCounter } from './window-counter.ts';
+import { type RefundCount, type WindowCount, WindowCounter } from './window-counter.ts';
 
 /**
  * A store for @fastify/rate-limit that keeps one budget per key in Redis, shared by every api
@@ -31,22 +31,32 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then ttl = 0 end
 return {tonumber(current), ttl}`;
 
-// Gives one request back, within the window that counted it (a key gone means a new window).
+// Gives one request back, within the window that counted it (a key gone means a new window), at
+// most ARGV[1] times per window: KEYS[2] counts the window's refunds and expires with it.
 const REFUND_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
-if not current then return {0, 0} end
+if not current then return {0, 0, 0} end
+current = tonumber(current)
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then ttl = 0 end
-if tonumber(current) > 0 then current = redis.call('DECR', KEYS[1]) end
-return {tonumber(current), ttl}`;
+if ttl <= 0 or current <= 0 then return {current, math.max(ttl, 0), 0} end
+local refunds = tonumber(redis.call('GET', KEYS[2]) or '0')
+if refunds >= tonumber(ARGV[1]) then return {current, ttl, 0} end
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ttl)
+current = redis.call('DECR', KEYS[1])
+return {current, ttl, 1}`;
+
+/** The Redis key counting a budget's refunds in its window (beside `pda:rate-limit:<key>`). */
+const REFUNDS_SUFFIX = ':refunds';
 
 interface ScriptedRedis {
-  pdaRateLimitRefund(key: string): Promise<[number, number]>;
+  pdaRateLimitRefund(key: string, refundsKey: string, maxRefunds: number): Promise<[number, number, number]>;
   pdaRateLimitIncrement(key: string, windowMs: number): Promise<[number, number]>;
   pdaRateLimitRead(key: string): Promise<[number, number]>;
 }
 
 type Callback = (error: Error | null, result?: WindowCount) => void;
+type RefundCallback = (error: Error | null, result?: RefundCount) => void;
 
 export interface SharedStoreOptions {
   readonly redis: Redis;
@@ -62,7 +72,7 @@ export function sharedStore(options: SharedStoreOptions) {
   const { redis, namespace, log } = options;
   redis.defineCommand('pdaRateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
   redis.defineCommand('pdaRateLimitRead', { numberOfKeys: 1, lua: READ_SCRIPT });
-  redis.defineCommand('pdaRateLimitRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });
+  redis.defineCommand('pdaRateLimitRefund', { numberOfKeys: 2, lua: REFUND_SCRIPT });
   const scripted = redis as unknown as ScriptedRedis;
   const fallback = new WindowCounter(options.fallbackKeys);
   let outage = false;
@@ -100,10 +110,10 @@ export function sharedStore(options: SharedStoreOptions) {
       );
     }
 
-    refund(key: string, callback: Callback, windowMs: number): void {
-      scripted.pdaRateLimitRefund(namespace + key).then(
-        ([current, ttl]) => callback(null, { current, ttl }),
-        () => callback(null, fallback.refund(key, windowMs)),
+    refund(key: string, maxRefunds: number, callback: RefundCallback, windowMs: number): void {
+      scripted.pdaRateLimitRefund(namespace + key, namespace + key + REFUNDS_SUFFIX, maxRefunds).then(
+        ([current, ttl, refunded]) => callback(null, { current, ttl, refunded: refunded === 1 }),
+        () => callback(null, fallback.refund(key, windowMs, maxRefunds)),
       );
     }
 

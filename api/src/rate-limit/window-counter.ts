@@ -15,9 +15,16 @@ export interface WindowCount {
   readonly ttl: number;
 }
 
+/** A refund's answer: the window after it, and whether the request was given back. */
+export interface RefundCount extends WindowCount {
+  readonly refunded: boolean;
+}
+
 interface Entry {
   count: number;
   startMs: number;
+  /** Requests given back in this window (bounded: refund's `maxRefunds`). */
+  refunds: number;
 }
 
 export class WindowCounter {
@@ -33,7 +40,7 @@ export class WindowCounter {
     const nowMs = this.#now();
     let entry = this.#entries.get(key);
     if (entry === undefined || entry.startMs + windowMs <= nowMs) {
-      entry = { count: 0, startMs: nowMs };
+      entry = { count: 0, startMs: nowMs, refunds: 0 };
       this.#entries.set(key, entry);
     }
     entry.count += 1;
@@ -41,15 +48,21 @@ export class WindowCounter {
   }
 
   /**
-   * Gives back one request of the current window (a 304 costs no budget: api/src/sync/); nothing
-   * when the window has closed or holds none.
+   * Gives back one request of the current window (a 304 costs no budget: api/src/sync/), at most
+   * `maxRefunds` per window; nothing when the window has closed, holds none or has given back
+   * `maxRefunds` already (that request then stays counted).
    */
-  refund(key: string, windowMs: number): WindowCount {
+  refund(key: string, windowMs: number, maxRefunds: number): RefundCount {
     const entry = this.#entries.peek(key);
     const nowMs = this.#now();
-    if (entry === undefined || entry.startMs + windowMs <= nowMs) return { current: 0, ttl: 0 };
-    if (entry.count > 0) entry.count -= 1;
-    return { current: entry.count, ttl: entry.startMs + windowMs - nowMs };
+    if (entry === undefined || entry.startMs + windowMs <= nowMs)
+      return { current: 0, ttl: 0, refunded: false };
+    const refunded = entry.count > 0 && entry.refunds < maxRefunds;
+    if (refunded) {
+      entry.count -= 1;
+      entry.refunds += 1;
+    }
+    return { current: entry.count, ttl: entry.startMs + windowMs - nowMs, refunded };
   }
 
   /** A read is not a use: it does not make the key more recent. */

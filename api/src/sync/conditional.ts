@@ -7,7 +7,9 @@ import { addVary, PRIVATE_CACHE_CONTROL, PRIVATE_VARY } from '../http/private-he
  * Free "nothing changed" polls (docs/public-data-api-v1.md, "Conditional requests"): the first page
  * of a sync-token call or of a since-walk carries a weak ETag; the same request with
  * `If-None-Match` answers 304 without reading a page and without spending rate-limit budget
- * (GitHub's rule), as long as nothing was committed to the company's file since.
+ * (GitHub's rule), as long as nothing was committed to the company's file since. Free within a
+ * bound: at most API_NOT_MODIFIED_FREE_PER_WINDOW 304s per key and rate-limit window are given
+ * back (plugins/rate-limit.ts); later ones cost a request, so polls cannot run without limit.
  *
  * The ETag hashes the key, the company, the file's generation, its highest change time and the
  * request's path and query: any commit moves the change time (so any change of the answer changes
@@ -24,14 +26,18 @@ export function pageEtag(request: FastifyRequest, companyId: string, state: Sync
   return `W/"${digest}"`;
 }
 
-/** RFC 9110 13.1.2: If-None-Match with the weak comparison; `*` matches any current page. */
+/**
+ * RFC 9110 13.1.2: If-None-Match with the weak comparison, against this page's ETag only. `*`
+ * matches nothing here (RFC 9110 would have it match any current page, i.e. every poll): a 304 is
+ * for a partner who holds the page, and `*` would be a free answer to one who never read it. Such
+ * a request is answered as without the header (docs/public-data-api-v1.md, "Conditional requests").
+ */
 export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
   if (header === undefined) return false;
   const value = Array.isArray(header) ? header.join(',') : header;
   const opaque = etag.replace(/^W\//, '');
   for (const candidate of value.split(',')) {
-    const tag = candidate.trim();
-    if (tag === '*' || tag.replace(/^W\//, '') === opaque) return true;
+    if (candidate.trim().replace(/^W\//, '') === opaque) return true;
   }
   return false;
 }
@@ -46,7 +52,7 @@ export function privatePage(reply: FastifyReply, etag: string): void {
   addVary(reply, PRIVATE_VARY);
 }
 
-/** 304 with the page's ETag and its caching headers; the request's budget is given back. */
+/** 304 with the page's ETag and its caching headers; the request's budget is given back (within the bound). */
 export async function notModified(
   app: FastifyInstance,
   request: FastifyRequest,

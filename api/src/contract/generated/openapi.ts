@@ -18,7 +18,8 @@ export interface paths {
          * @description No credential; metered by client IP. `checks.projections` is `ok` when the projection
          *     files are readable and understood, `degraded` when they lag behind their source by more
          *     than the configured staleness bound, `down` when they cannot be read. HTTP 200
-         *     when every check is `ok`, 503 otherwise. Discloses no tenant data or counts.
+         *     when every check is `ok`, 503 otherwise. Discloses the dependency answers only: no tenant
+         *     data, counts or figures (the staleness is on the operators' metrics).
          */
         get: operations["getHealth"];
         put?: never;
@@ -613,8 +614,6 @@ export interface components {
                 /** @enum {string} */
                 projections: "ok" | "degraded" | "down";
             };
-            /** @description Seconds the projections lag behind their source: now minus the latest source time up to which every change is known applied (the last applied change, or a Debezium heartbeat received while caught up); null while unknown. */
-            staleness_seconds?: number | null;
         };
         Version: {
             commit_hash: string | null;
@@ -679,7 +678,6 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 Vary: components["headers"]["Vary"];
@@ -730,7 +728,8 @@ export interface components {
         };
         /**
          * @description Nothing was committed to the company's data since the page whose `ETag` was sent in
-         *     `If-None-Match`: no body, and no rate-limit budget spent.
+         *     `If-None-Match`: no body, and no rate-limit budget spent for the first 60 per key and window
+         *     (later ones cost a request; `RateLimit-Remaining` says which).
          */
         NotModified: {
             headers: {
@@ -789,7 +788,6 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 Vary: components["headers"]["Vary"];
@@ -909,8 +907,11 @@ export interface components {
          * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
          *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
          *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-         *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-         *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+         *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+         *     deployment's setting); each later 304 in the window costs one request like any other.
+         *     `*` matches no page: the request is answered as without this header (200, counted). Only
+         *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+         *     `filter[deleted_since]` walk carry an ETag.
          */
         IfNoneMatch: string;
         /**
@@ -991,8 +992,9 @@ export interface components {
         /**
          * @description The source time up to which this service's copy of the data is known to be current (ISO 8601
          *     UTC): every change committed in the operational database before it is visible here. Kept
-         *     current by heartbeats while nothing changes. Absent while no time is known yet (a
-         *     projection that has not applied anything).
+         *     current by heartbeats while nothing changes. Only on answers to a request whose key and
+         *     company were accepted (pages, 304s, and problems answered after that: not a 401, 403 or
+         *     429). Absent while no time is known yet (a projection that has not applied anything).
          */
         "Data-Current-As-Of": string;
         /**
@@ -1039,7 +1041,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -1062,7 +1063,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -1091,7 +1091,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    "Data-Current-As-Of": components["headers"]["Data-Current-As-Of"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -1271,8 +1270,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1431,8 +1433,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1591,8 +1596,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1751,8 +1759,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -1906,8 +1917,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2053,8 +2067,11 @@ export interface operations {
                  * @description The `ETag` of the first page of the same request, to poll for changes: `304 Not Modified`
                  *     (no body) while nothing was committed to the company's data since, and a 304 does not spend
                  *     rate-limit budget (`RateLimit-Remaining` stays as it was; a key whose budget is already
-                 *     spent still gets 429). Only first pages (no `cursor`) of a sync-token call or of a
-                 *     `filter[updated_since]` / `filter[deleted_since]` walk carry an ETag.
+                 *     spent still gets 429) for the first 60 such 304s per key and rate-limit window (the
+                 *     deployment's setting); each later 304 in the window costs one request like any other.
+                 *     `*` matches no page: the request is answered as without this header (200, counted). Only
+                 *     first pages (no `cursor`) of a sync-token call or of a `filter[updated_since]` /
+                 *     `filter[deleted_since]` walk carry an ETag.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
