@@ -1,8 +1,8 @@
 /**
- * How much one page may read, whatever the data looks like (docs/architecture.md, "Bounded work
- * per request"). A page with a since walks its sort's index and keeps the entries that changed at
- * or after the since; where those are rare, or gather at the far end of the order, the walk would
- * pass most of the company before it fills a page. Instead it stops at a budget of index entries
+ * How much one page may read, whatever the data looks like (docs/architecture.md, "Serving
+ * requests": bounded work per request). A page with a since walks its sort's index and keeps the
+ * entries that changed at or after the since; where those are rare, or gather at the far end of
+ * the order, the walk would pass most of the company before it fills a page. Instead it stops at a budget of index entries
  * and hands back where it stopped: the page may hold fewer rows than `limit`, even none, while
  * more may follow (`Page.reached`), as DynamoDB's Query stops at 1 MB with a LastEvaluatedKey.
  *
