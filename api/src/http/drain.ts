@@ -7,6 +7,15 @@
  * themselves: every answer from then on says `Connection: close` (plugins/drain.ts), so the
  * connection ends after it, and an idle one ends when its keep-alive timeout expires.
  * Whatever is still open at the deadline is destroyed.
+ *
+ * Closing the listening socket also resets every connection the kernel has already completed but
+ * the process has not yet accepted (its accept queue): the client connected, sent its request, and
+ * gets ECONNRESET for a request the api never saw. The queue is empty on an idle machine, but while
+ * the event loop lags (a busy CPU, a long synchronous read) connections wait there for as long as
+ * the lag, and the close runs from a timer or a signal callback, before the loop's next poll would
+ * have accepted them. So the close waits for the loop's next poll (acceptQueued): what was queued
+ * is accepted and answered with `Connection: close`; a connection that arrives after the close is
+ * refused, which a client knows it may retry.
  */
 import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
@@ -20,6 +29,7 @@ export interface DrainOutcome {
 /** Stops accepting connections and resolves once every open one has ended, or at the deadline. */
 export async function drainConnections(server: Server, timeoutMs: number): Promise<DrainOutcome> {
   const started = performance.now();
+  await acceptQueued();
   let timer: NodeJS.Timeout | undefined;
   const ended = new Promise<boolean>((resolve) => {
     // net.Server's close: the listening socket only; its callback runs once the last connection has
@@ -35,6 +45,17 @@ export async function drainConnections(server: Server, timeoutMs: number): Promi
     server.closeAllConnections();
   }
   return { ms: Math.round(performance.now() - started), destroyed };
+}
+
+/**
+ * Resolves once the event loop has polled for I/O after the call: libuv accepts every queued
+ * connection in its poll phase, and a setImmediate callback runs right after that phase. The
+ * first turn may share its poll with the caller (a close begun from an I/O callback, a signal), so
+ * two turns. Not until no connection arrives: a client answered with `Connection: close` opens a
+ * new one at once, and on a busy machine each turn is long enough for it to be queued again.
+ */
+async function acceptQueued(): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 function openConnections(server: Server): Promise<number> {
