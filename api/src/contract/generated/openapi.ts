@@ -569,7 +569,7 @@ export interface components {
                  * @description The page size used.
                  */
                 limit: number;
-                /** @description Whether rows follow this page (then `links.next` is not null). */
+                /** @description Whether rows may follow this page (then `links.next` is not null). A page with a since (`filter[updated_since]`, `sync`) or of the deletions feed stops after a bounded number of records looked at, so it may hold fewer rows than `limit`, even none, while `has_more` is true: follow `links.next` until it is null (docs/public-data-api-v1.md, "Short pages"). */
                 has_more: boolean;
             };
             /**
