@@ -1,9 +1,9 @@
 import { quoteIdent } from '../model/quote-ident.ts';
 import {
+  CAST_LIMIT,
   type ChangeKey,
   type ChangesPage,
   type ChangesRequest,
-  LIMIT,
   mergeTombstones,
   readChangedRows,
   readChanges,
@@ -158,5 +158,5 @@ export function changesUnionSql(
     return `SELECT ${selected.join(', ')} FROM ${quoteIdent(table)} INDEXED BY ${changeIndex(table)}
     WHERE ("_changed_us", "id") > (@c${index}, @i${index})`;
   });
-  return `${arms.join('\n    UNION ALL ')}\n    ORDER BY 1, 2 ${LIMIT}`;
+  return `${arms.join('\n    UNION ALL ')}\n    ORDER BY 1, 2 ${CAST_LIMIT}`;
 }

@@ -229,7 +229,7 @@ const KEY_COLUMNS = ['_changed_us', 'id'] as const;
  * again after each bind (SQLite prepares again a statement whose plan read a bound value). Behind
  * a CAST the value is only read when the statement runs; the plan is the same (changes-plans test).
  */
-export const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
+export const CAST_LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
 
 /**
  * The SQL of one table's range of changed rows: its keys, or `columns` for the documents
@@ -243,7 +243,7 @@ export function changedRowsSql(
   const after = later ? '("_changed_us", "id") > (@pc, @pi)' : '"_changed_us" > @pc';
   // Named: without statistics SQLite might take the primary key for a range on id.
   return `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)} INDEXED BY ${changeIndex(table)}
-    WHERE ${after} ORDER BY "_changed_us", "id" ${LIMIT}`;
+    WHERE ${after} ORDER BY "_changed_us", "id" ${CAST_LIMIT}`;
 }
 
 /** The SQL of the tombstones' range for `count` tables (exported for the plan tests). */
@@ -251,5 +251,5 @@ export function tombstonesSql(count: number): string {
   const names = Array.from({ length: count }, (_, index) => `@t${index}`).join(', ');
   return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
     WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi) AND "table_name" IN (${names})
-    ORDER BY "_changed_us", "table_name", "id" ${LIMIT}`;
+    ORDER BY "_changed_us", "table_name", "id" ${CAST_LIMIT}`;
 }
