@@ -12,7 +12,9 @@
  * 1. sequential requests, interleaved (one of each per round), median ms: the feed's first page,
  *    a feed page from the middle of the feed and one near its end (reached by following
  *    links.next, as a partner does), against the list's page 1 and a list page from the middle;
- * 2. page 1 of each under autocannon: req/s and p99, the feed's over the list's.
+ * 2. page 1 of each under autocannon: req/s, p99 and the api process's CPU per request (from
+ *    /proc: steadier than req/s on a shared machine, where the load generator and other work take
+ *    turns on the same cores), the feed's over the list's (the list measured before and after).
  * Writes bench/results/api-changes-<date>.md and prints it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { type Measurement, measure } from './api-measure.ts';
 import { answersHealth, benchApiEnv, startServer } from './api-processes.ts';
 import { machine } from './api-report.ts';
 import { deepUrl, sequential } from './api-since-http.ts';
+import { processCpuSeconds } from './process-cpu.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -54,7 +57,7 @@ interface SizeResult {
     readonly requests: number;
     readonly rows: number;
   }[];
-  readonly load: Measurement[];
+  readonly load: (Measurement & { readonly cpuUsPerRequest: number })[];
 }
 
 const loadAtStart = loadavg()[0] ?? 0;
@@ -91,10 +94,21 @@ for (const sites of sizes) {
     );
     const sequentialRows = urls.map((u, index) => ({ name: u.name, ...timed[index]! }));
     log(`${sites} sites: page 1 under load`);
+    // The warm-up apart, so that the CPU read around the measurement is its requests' only.
+    const underLoad = async (name: string, url: string) => {
+      await measure(name, url, headers, { ...load, durationSeconds: load.warmupSeconds, warmupSeconds: 0 });
+      const before = processCpuSeconds(server.pid);
+      const measured = await measure(name, url, headers, { ...load, warmupSeconds: 0 });
+      const cpuUs = (processCpuSeconds(server.pid) - before) * 1e6;
+      return {
+        ...measured,
+        cpuUsPerRequest: measured.requests > 0 ? Math.round(cpuUs / measured.requests) : 0,
+      };
+    };
     const loaded = [
-      await measure('list page 1', list, headers, load),
-      await measure('feed first page', feed, headers, load),
-      await measure('list page 1 (again)', list, headers, load),
+      await underLoad('list page 1', list),
+      await underLoad('feed first page', feed),
+      await underLoad('list page 1 (again)', list),
     ];
     results.push({ sites, sequential: sequentialRows, load: loaded });
   } finally {
@@ -112,7 +126,7 @@ const lines = [
   `**Machine:** ${machine()}; 1-minute load average ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end (the load generator runs on the same cores).`,
   '',
   "**Inputs:** api-list's company of each size (bench/api-fixture.ts: the sites, 8 services, 4 categories, 12 equipment, 6 consumables; change times in the order the rows were written); one api process per size (api/src/main.ts, log level warn); `GET /v1/changes?limit=50` (every type the key reads) against `GET /v1/sites?limit=50`. Sequential: one request at a time, the URLs interleaved, median ms; deep pages reached by following links.next. Load: autocannon, " +
-    `${load.connections} connections, ${load.durationSeconds} s after 1 s of warm-up, the list measured before and after the feed.`,
+    `${load.connections} connections, ${load.durationSeconds} s after ${load.warmupSeconds} s of warm-up, the list measured before and after the feed; the api process's CPU (user + system, /proc) over the ${load.durationSeconds} s divided by the requests answered.`,
   '',
   '| sites | request | median ms (sequential) | × list page | rows |',
   '|---:|---|---:|---:|---:|',
@@ -128,16 +142,25 @@ for (const result of results) {
 }
 lines.push(
   '',
-  '| sites | page 1 under load | req/s | p99 ms | feed req/s ÷ mean list req/s |',
-  '|---:|---|---:|---:|---:|',
+  '| sites | page 1 under load | req/s | p99 ms | feed req/s ÷ mean list req/s | api CPU µs/request | feed CPU ÷ mean list CPU |',
+  '|---:|---|---:|---:|---:|---:|---:|',
 );
 for (const result of results) {
   const [before, feedRow, after] = result.load;
   const listMean = ((before?.requestsPerSecond ?? 0) + (after?.requestsPerSecond ?? 0)) / 2;
+  const listCpuMean = ((before?.cpuUsPerRequest ?? 0) + (after?.cpuUsPerRequest ?? 0)) / 2;
   for (const row of result.load) {
     const invalid = row.non2xx + row.errors > 0 ? ` (${row.non2xx} non-2xx, ${row.errors} errors)` : '';
+    const feedRatios =
+      row === feedRow
+        ? [
+            ratio(row.requestsPerSecond, listMean),
+            row.cpuUsPerRequest,
+            ratio(row.cpuUsPerRequest, listCpuMean),
+          ]
+        : ['', row.cpuUsPerRequest, ''];
     lines.push(
-      `| ${result.sites.toLocaleString('en-US')} | ${row.name}${invalid} | ${row.requestsPerSecond.toLocaleString('en-US')} | ${row.p99Ms} | ${row === feedRow ? ratio(row.requestsPerSecond, listMean) : ''} |`,
+      `| ${result.sites.toLocaleString('en-US')} | ${row.name}${invalid} | ${row.requestsPerSecond.toLocaleString('en-US')} | ${row.p99Ms} | ${feedRatios.join(' | ')} |`,
     );
   }
 }

@@ -41,6 +41,11 @@ function readStat(pid: number): ProcStat | undefined {
   };
 }
 
+/** Cumulative CPU seconds (user + system) of one process; 0 once it is gone. */
+export function processCpuSeconds(pid: number): number {
+  return readStat(pid)?.cpuSeconds ?? 0;
+}
+
 function pidFromFile(file: string): number | undefined {
   if (!existsSync(file)) return undefined;
   const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[0] ?? '', 10);

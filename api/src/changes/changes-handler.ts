@@ -1,11 +1,10 @@
 import {
-  type ChangeKey,
   type ChangePosition,
+  type ChangesRowsPage,
   FEED_START,
   type PageTable,
   type ReadHandle,
-  readChangedRows,
-  readChanges,
+  readChangesWithRows,
   readSyncState,
   type SyncState,
 } from '@pda/projections/read';
@@ -68,14 +67,15 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
       walk = { generation: at.walk.generation, floorUs: at.walk.watermarkUs };
     }
     const tables = types.map((name) => RESOURCES[name].table as PageTable);
+    const columns = types.map((name) => resourceOf(name).itemColumns);
 
     const read = () => {
       const handle = app.projections.company(companyId);
       return handle.snapshot(() => {
         const state = readSyncState(handle);
         requireCovered(walk, position, state);
-        const page = readChanges(handle, { tables, after: position, limit: query.limit });
-        return { state, page, items: itemsOf(handle, position, page.rows, query.include) };
+        const page = readChangesWithRows(handle, { tables, after: position, limit: query.limit, columns });
+        return { state, page, items: itemsOf(handle, page, query.include) };
       });
     };
     let result = read();
@@ -145,27 +145,28 @@ const ITEM_HEADS = new Map<string, string>(
 const NO_INCLUDE: ReadonlySet<string> = new Set();
 
 /**
- * The JSON text of each change, upserts with their document. A table's upserts on the page are its
- * first rows after the position in change order, so their documents are one range walk of its
- * change-time index (readChangedRows), in page order; the ids are checked against the keys.
+ * The JSON text of each change, upserts with their document: the rows read with the keys
+ * (readChangesWithRows), each table's through its resource's documents (its includes embedded).
  */
 function itemsOf(
   handle: ReadHandle,
-  after: ChangePosition,
-  rows: readonly ChangeKey[],
+  page: ChangesRowsPage,
   include: ReadonlyMap<ResourceName, ReadonlySet<string>>,
 ): string[] {
-  const counts = new Map<PageTable, number>();
-  for (const row of rows) {
-    if (row.op === 'upsert') counts.set(row.table, (counts.get(row.table) ?? 0) + 1);
+  const { rows, records } = page;
+  const byTable = new Map<PageTable, Record<string, unknown>[]>();
+  for (let index = 0; index < rows.length; index++) {
+    const record = records[index];
+    if (record === undefined) continue;
+    const list = byTable.get(rows[index]!.table);
+    if (list) list.push(record);
+    else byTable.set(rows[index]!.table, [record]);
   }
-  const documents = new Map<PageTable, { ids: unknown[]; texts: string[]; next: number }>();
-  for (const [table, count] of counts) {
+  const documents = new Map<PageTable, { texts: string[]; next: number }>();
+  for (const [table, list] of byTable) {
     const type = TABLE_TYPES.get(table)!;
-    const resource = resourceOf(type);
-    const records = readChangedRows(handle, table, after, count, resource.itemColumns);
-    const texts = resource.documents(handle, records, include.get(type) ?? NO_INCLUDE);
-    documents.set(table, { ids: records.map((record) => record.id), texts, next: 0 });
+    const texts = resourceOf(type).documents(handle, list, include.get(type) ?? NO_INCLUDE);
+    documents.set(table, { texts, next: 0 });
   }
   const items = new Array<string>(rows.length);
   for (let index = 0; index < rows.length; index++) {
@@ -176,11 +177,7 @@ function itemsOf(
       continue;
     }
     const table = documents.get(row.table)!;
-    const at = table.next++;
-    // One snapshot: the range holds the keys' rows. Anything else is a bug, not a page to serve.
-    if (table.ids[at] !== row.id)
-      throw new Error(`change feed: ${row.table} documents out of step with the keys`);
-    items[index] = `${head},"data":${table.texts[at]}}`;
+    items[index] = `${head},"data":${table.texts[table.next++]}}`;
   }
   return items;
 }

@@ -12,6 +12,8 @@ import type { PageTable } from './tables.ts';
  * (tables + 1) · (n + 1) index steps whatever the size of the file, never a scan or a sort of
  * what changed. Only keys are read; the caller reads the documents of the n winners in the same
  * snapshot (ReadHandle.snapshot) with readChangedRows: one range walk per table on the page.
+ * The api reads its pages by readChangesWithRows (changes-rows.ts: the rows with their documents in
+ * one statement), which comes here for a page whose limit + 1 rows end inside one change time.
  *
  * Table names of the exported tables sort like their resource types (consumables, equipment,
  * equipment_categories, services, sites), so the order is (change time, type, id) as well. A row
@@ -63,21 +65,7 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
     });
     ranges.push(statement.all(rangeParams(table, later, after, take)) as [number, string][]);
   }
-  // At least two slots, the one table named twice: with `table_name IN (?)` SQLite reads it as an
-  // equality and sorts each change time's tombstones by id in a temporary B-tree (EXPLAIN QUERY PLAN),
-  // and the tombstones of one TRUNCATE share a change time.
-  const slots = Math.max(2, tables.length);
-  const statement = handle.statement(`changes:tombstones:${slots}`, () => tombstonesSql(slots), {
-    raw: true,
-  });
-  const params: Record<string, string | number> = {
-    pc: after.changedUs,
-    pt: after.table,
-    pi: after.id,
-    limit: take,
-  };
-  for (let index = 0; index < slots; index++) params[`t${index}`] = tables[index] ?? tables[0]!;
-  const tombstones = statement.all(params) as [number, PageTable, string][];
+  const tombstones = readTombstones(handle, tables, after, take);
 
   // Merged here: each range is in feed order already, so the next change is the least of the
   // heads; a change object only for the page's rows.
@@ -124,6 +112,67 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
   const hasMore =
     nextTombstone < tombstones.length || ranges.some((range, index) => heads[index]! < range.length);
   return { rows, hasMore };
+}
+
+/** The tombstones of `tables` after the position, in feed order, at most `take`: [change time, table, id]. */
+export function readTombstones(
+  handle: ReadHandle,
+  tables: readonly PageTable[],
+  after: ChangePosition,
+  take: number,
+): [number, PageTable, string][] {
+  // At least two slots, the one table named twice: with `table_name IN (?)` SQLite reads it as an
+  // equality and sorts each change time's tombstones by id in a temporary B-tree (EXPLAIN QUERY PLAN),
+  // and the tombstones of one TRUNCATE share a change time.
+  const slots = Math.max(2, tables.length);
+  const statement = handle.statement(`changes:tombstones:${slots}`, () => tombstonesSql(slots), {
+    raw: true,
+  });
+  const params: Record<string, string | number> = {
+    pc: after.changedUs,
+    pt: after.table,
+    pi: after.id,
+    limit: take,
+  };
+  for (let index = 0; index < slots; index++) params[`t${index}`] = tables[index] ?? tables[0]!;
+  return statement.all(params) as [number, PageTable, string][];
+}
+
+/**
+ * The first `limit` changes of upserts (in feed order) and tombstones (readTombstones), each read
+ * up to limit + 1: a change left over is one after the page's last. `upsertsTaken`: how many of
+ * `upserts` the page holds (its first ones).
+ */
+export function mergeTombstones(
+  upserts: readonly ChangeKey[],
+  tombstones: readonly [number, PageTable, string][],
+  limit: number,
+): ChangesPage & { upsertsTaken: number } {
+  let nextUpsert = 0;
+  let nextTombstone = 0;
+  const rows: ChangeKey[] = [];
+  while (rows.length < limit) {
+    const upsert = upserts[nextUpsert];
+    const tombstone = tombstones[nextTombstone];
+    // A row and a tombstone of one id never coexist; were they to, the row comes first.
+    if (
+      tombstone !== undefined &&
+      (upsert === undefined ||
+        tombstone[0] < upsert.changedUs ||
+        (tombstone[0] === upsert.changedUs &&
+          (tombstone[1] < upsert.table || (tombstone[1] === upsert.table && tombstone[2] < upsert.id))))
+    ) {
+      rows.push({ op: 'delete', table: tombstone[1], id: tombstone[2], changedUs: tombstone[0] });
+      nextTombstone++;
+    } else if (upsert !== undefined) {
+      rows.push(upsert);
+      nextUpsert++;
+    } else {
+      break;
+    }
+  }
+  const hasMore = nextTombstone < tombstones.length || nextUpsert < upserts.length;
+  return { rows, hasMore, upsertsTaken: nextUpsert };
 }
 
 /**
@@ -180,7 +229,7 @@ const KEY_COLUMNS = ['_changed_us', 'id'] as const;
  * again after each bind (SQLite prepares again a statement whose plan read a bound value). Behind
  * a CAST the value is only read when the statement runs; the plan is the same (changes-plans test).
  */
-const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
+export const CAST_LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
 
 /**
  * The SQL of one table's range of changed rows: its keys, or `columns` for the documents
@@ -194,7 +243,7 @@ export function changedRowsSql(
   const after = later ? '("_changed_us", "id") > (@pc, @pi)' : '"_changed_us" > @pc';
   // Named: without statistics SQLite might take the primary key for a range on id.
   return `SELECT ${columns.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)} INDEXED BY ${changeIndex(table)}
-    WHERE ${after} ORDER BY "_changed_us", "id" ${LIMIT}`;
+    WHERE ${after} ORDER BY "_changed_us", "id" ${CAST_LIMIT}`;
 }
 
 /** The SQL of the tombstones' range for `count` tables (exported for the plan tests). */
@@ -202,5 +251,5 @@ export function tombstonesSql(count: number): string {
   const names = Array.from({ length: count }, (_, index) => `@t${index}`).join(', ');
   return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
     WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi) AND "table_name" IN (${names})
-    ORDER BY "_changed_us", "table_name", "id" ${LIMIT}`;
+    ORDER BY "_changed_us", "table_name", "id" ${CAST_LIMIT}`;
 }

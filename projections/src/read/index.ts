@@ -2,6 +2,7 @@
 // writes; the writer is `@pda/projections/write` (ingest), which the api and analysts never import
 // (tests/import-sides.test.ts).
 export * from './changes.ts';
+export * from './changes-rows.ts';
 export * from './company-faults.ts';
 export * from './control.ts';
 export * from './control-memo.ts';
