@@ -79,7 +79,8 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
       });
     };
     let result = read();
-    if (result.page.rows.length === 0 && query.waitS > 0 && !held.closing) {
+    // An empty page that stopped at its budget (has_more) is answered at once: it is not caught up.
+    if (result.page.rows.length === 0 && !result.page.hasMore && query.waitS > 0 && !held.closing) {
       // The key's share of held requests first (429 beyond it: plugins/fair-shares.ts), then the
       // process's (503): a key at its share is refused alone, not everyone once the process is full.
       const share = app.fairShares.hold(request);
@@ -92,7 +93,7 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
         reply.raw.once('close', onClose);
         try {
           const deadline = Date.now() + query.waitS * 1000;
-          while (result.page.rows.length === 0) {
+          while (result.page.rows.length === 0 && !result.page.hasMore) {
             const left = deadline - Date.now();
             if (left <= 0) break;
             const outcome = await held.wait(companyId, markOf(result.state), left, gone.signal);
@@ -110,7 +111,9 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
     const { state, page, items } = result;
     const floorUs = walk?.floorUs ?? state.tombstonesSinceUs;
     const last = page.rows[page.rows.length - 1];
-    const nextPosition = last ? { changedUs: last.changedUs, table: last.table, id: last.id } : position;
+    // A page that stopped short at its budget continues after the last tombstone it passed.
+    const nextPosition =
+      page.reached ?? (last ? { changedUs: last.changedUs, table: last.table, id: last.id } : position);
     const next = signCursor(app.config.cursorSecret, binding, {
       direction: 'after',
       position: [String(nextPosition.changedUs), nextPosition.table, nextPosition.id],
@@ -209,7 +212,11 @@ function requireCovered(
   }
 }
 
-/** A verified cursor's position: change time, table ('' = before all), id (signed by us: a check). */
+/**
+ * A verified cursor's position: change time, table ('' = before all), id (signed by us: a check).
+ * The table may be one no type exports: a page that stopped at its budget of tombstones continues
+ * after the last one it passed, a site contact's say (readTombstones, `reached`).
+ */
 function changePosition(values: readonly string[]): ChangePosition {
   const [changed, table, id] = values;
   const changedUs = Number(changed);
@@ -218,7 +225,7 @@ function changePosition(values: readonly string[]): ChangePosition {
     changedUs < 0 ||
     table === undefined ||
     id === undefined ||
-    (table !== '' && !TABLE_TYPES.has(table))
+    !/^[a-z_]*$/.test(table)
   ) {
     throw invalidCursor(CURSOR_DETAIL);
   }

@@ -87,8 +87,8 @@ export function readChangesWithRows(handle: ReadHandle, request: ChangesRowsRequ
     id: values[1] as string,
     changedUs: values[0] as number,
   }));
-  const tombstones = readTombstones(handle, tables, after, take);
-  const { rows, hasMore, upsertsTaken } = mergeTombstones(keys, tombstones, limit);
+  const { tombstones, reached } = readTombstones(handle, request, take);
+  const { rows, hasMore, upsertsTaken, reached: stopped } = mergeTombstones(keys, tombstones, limit, reached);
   const records = new Array<Record<string, unknown> | undefined>(rows.length);
   let next = 0;
   for (let index = 0; index < rows.length; index++) {
@@ -97,7 +97,7 @@ export function readChangesWithRows(handle: ReadHandle, request: ChangesRowsRequ
     records[index] = builders[values[2] as number]!(values);
   }
   if (next !== upsertsTaken) throw new Error('change feed: rows out of step with the keys');
-  return { rows, hasMore, records };
+  return stopped === undefined ? { rows, hasMore, records } : { rows, hasMore, records, reached: stopped };
 }
 
 /**

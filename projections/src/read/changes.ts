@@ -1,4 +1,6 @@
 import { quoteIdent } from '../model/quote-ident.ts';
+import { budgetedScan } from './budgeted-scan.ts';
+import { firstStretch, sinceScanBudget } from './page-budget.ts';
 import { changeIndex } from './page-sql.ts';
 import type { ReadHandle } from './read-handle.ts';
 import { rowBuilder } from './row-builder.ts';
@@ -45,11 +47,18 @@ export interface ChangesRequest {
   /** Changes strictly after this position. */
   readonly after: ChangePosition;
   readonly limit: number;
+  /** Tombstones a page may pass (page-budget.ts; default from the limit). Tests set small ones. */
+  readonly scanBudget?: number | undefined;
 }
 
 export interface ChangesPage {
   readonly rows: ChangeKey[];
   readonly hasMore: boolean;
+  /**
+   * Set when the page stopped short at its budget of tombstones (readTombstones): the last one it
+   * passed. No change at or before it was left out, so the next page starts after it.
+   */
+  readonly reached?: ChangePosition;
 }
 
 export function readChanges(handle: ReadHandle, request: ChangesRequest): ChangesPage {
@@ -65,7 +74,7 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
     });
     ranges.push(statement.all(rangeParams(table, later, after, take)) as [number, string][]);
   }
-  const tombstones = readTombstones(handle, tables, after, take);
+  const { tombstones, reached } = readTombstones(handle, request, take);
 
   // Merged here: each range is in feed order already, so the next change is the least of the
   // heads; a change object only for the page's rows.
@@ -102,51 +111,97 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
       rows.push({ op: 'delete', table: tombstone[1], id: tombstone[2], changedUs: tombstone[0] });
       nextTombstone++;
     } else if (best >= 0) {
-      rows.push({ op: 'upsert', table: tables[best]!, id: bestId, changedUs: bestUs });
+      const upsert: ChangeKey = { op: 'upsert', table: tables[best]!, id: bestId, changedUs: bestUs };
+      // Past where the tombstones were read to, a tombstone could come before this row.
+      if (reached !== undefined && compareToPosition(upsert, reached) > 0) break;
+      rows.push(upsert);
       heads[best]!++;
     } else {
       break;
     }
   }
+  if (reached !== undefined && rows.length < limit) return { rows, hasMore: true, reached };
   // Each range read up to limit + 1: a head left over is a change after the page's last.
   const hasMore =
     nextTombstone < tombstones.length || ranges.some((range, index) => heads[index]! < range.length);
   return { rows, hasMore };
 }
 
-/** The tombstones of `tables` after the position, in feed order, at most `take`: [change time, table, id]. */
+/**
+ * The tombstones of `tables` after the position, in feed order, at most `take`: [change time,
+ * table, id]. The index holds every table's tombstones (those of types not asked for, and of site
+ * contacts, which no type exports), so it is read as a budgeted scan (budgeted-scan.ts): at most
+ * a budget of tombstones passed, then `reached`, the last one passed, and the list is complete
+ * only up to it.
+ */
 export function readTombstones(
   handle: ReadHandle,
-  tables: readonly PageTable[],
-  after: ChangePosition,
+  request: ChangesRequest,
   take: number,
-): [number, PageTable, string][] {
+): { tombstones: [number, PageTable, string][]; reached?: ChangePosition } {
+  const { tables, after } = request;
   // At least two slots, the one table named twice: with `table_name IN (?)` SQLite reads it as an
   // equality and sorts each change time's tombstones by id in a temporary B-tree (EXPLAIN QUERY PLAN),
   // and the tombstones of one TRUNCATE share a change time.
   const slots = Math.max(2, tables.length);
-  const statement = handle.statement(`changes:tombstones:${slots}`, () => tombstonesSql(slots), {
-    raw: true,
+  const names: Record<string, string> = {};
+  for (let index = 0; index < slots; index++) names[`t${index}`] = tables[index] ?? tables[0]!;
+  const budget = request.scanBudget ?? sinceScanBudget(request.limit);
+  const result = budgetedScan<ChangePosition, [number, PageTable, string]>({
+    budget,
+    firstStretch: firstStretch(request.limit, budget),
+    // One more than the merge needs: budgetedScan keeps all but the last of a full scan.
+    want: take + 1,
+    from: after,
+    boundary: (from, skip) => {
+      const end = handle
+        .statement('changes:tombstones-stretch-end', () => tombstonesStretchEndSql(), { raw: true })
+        .get({ pc: from!.changedUs, pt: from!.table, pi: from!.id, skip }) as
+        | [number, string, string]
+        | undefined;
+      return end && { changedUs: end[0], table: end[1], id: end[2] };
+    },
+    matches: (from, bound, count) =>
+      handle
+        .statement(
+          `changes:tombstones:${slots}:${bound !== undefined}`,
+          () => tombstonesSql(slots, bound !== undefined),
+          {
+            raw: true,
+          },
+        )
+        .all({
+          pc: from!.changedUs,
+          pt: from!.table,
+          pi: from!.id,
+          ...(bound && { bc: bound.changedUs, bt: bound.table, bi: bound.id }),
+          ...names,
+          limit: count,
+        }) as [number, PageTable, string][],
   });
-  const params: Record<string, string | number> = {
-    pc: after.changedUs,
-    pt: after.table,
-    pi: after.id,
-    limit: take,
-  };
-  for (let index = 0; index < slots; index++) params[`t${index}`] = tables[index] ?? tables[0]!;
-  return statement.all(params) as [number, PageTable, string][];
+  return result.reached === undefined
+    ? { tombstones: result.rows }
+    : { tombstones: result.rows, reached: result.reached };
+}
+
+/** Whether `change` comes after `position` in feed order (positive), at it (0) or before. */
+function compareToPosition(change: ChangeKey, position: ChangePosition): number {
+  if (change.changedUs !== position.changedUs) return change.changedUs - position.changedUs;
+  if (change.table !== position.table) return change.table < position.table ? -1 : 1;
+  return change.id === position.id ? 0 : change.id < position.id ? -1 : 1;
 }
 
 /**
  * The first `limit` changes of upserts (in feed order) and tombstones (readTombstones), each read
- * up to limit + 1: a change left over is one after the page's last. `upsertsTaken`: how many of
- * `upserts` the page holds (its first ones).
+ * up to limit + 1: a change left over is one after the page's last. With `reached` (the
+ * tombstones were read only up to it), no upsert after it is taken, and a page short of `limit`
+ * stops there. `upsertsTaken`: how many of `upserts` the page holds (its first ones).
  */
 export function mergeTombstones(
   upserts: readonly ChangeKey[],
   tombstones: readonly [number, PageTable, string][],
   limit: number,
+  reached?: ChangePosition,
 ): ChangesPage & { upsertsTaken: number } {
   let nextUpsert = 0;
   let nextTombstone = 0;
@@ -165,11 +220,16 @@ export function mergeTombstones(
       rows.push({ op: 'delete', table: tombstone[1], id: tombstone[2], changedUs: tombstone[0] });
       nextTombstone++;
     } else if (upsert !== undefined) {
+      // Past where the tombstones were read to (readTombstones), a tombstone could come before it.
+      if (reached !== undefined && compareToPosition(upsert, reached) > 0) break;
       rows.push(upsert);
       nextUpsert++;
     } else {
       break;
     }
+  }
+  if (reached !== undefined && rows.length < limit) {
+    return { rows, hasMore: true, reached, upsertsTaken: nextUpsert };
   }
   const hasMore = nextTombstone < tombstones.length || nextUpsert < upserts.length;
   return { rows, hasMore, upsertsTaken: nextUpsert };
@@ -247,9 +307,17 @@ export function changedRowsSql(
 }
 
 /** The SQL of the tombstones' range for `count` tables (exported for the plan tests). */
-export function tombstonesSql(count: number): string {
+export function tombstonesSql(count: number, hasBound = false): string {
   const names = Array.from({ length: count }, (_, index) => `@t${index}`).join(', ');
+  const bound = hasBound ? ` AND ("_changed_us", "table_name", "id") <= (@bc, @bt, @bi)` : '';
   return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
-    WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi) AND "table_name" IN (${names})
+    WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi)${bound} AND "table_name" IN (${names})
     ORDER BY "_changed_us", "table_name", "id" ${CAST_LIMIT}`;
+}
+
+/** Where a stretch of the tombstones' scan ends: `@skip` tombstones on, of any table (exported for the plan tests). */
+export function tombstonesStretchEndSql(): string {
+  return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
+    WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi)
+    ORDER BY "_changed_us", "table_name", "id" LIMIT 1 OFFSET @skip`;
 }
