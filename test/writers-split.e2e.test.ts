@@ -249,6 +249,19 @@ describe('writers split by company on partitioned topics', () => {
       },
     );
     timeline.push(`B built partitions 1 and 3 in ${seconds(buildStart)} s`);
+    // docs/scaling.md, step 1 before step 3: B's api answers before it is handed anything. On a
+    // loaded machine its start-up (4.0-6.0 s measured) can outlast B's build, and a handover before it
+    // listens answers B's companies 503 "cannot be reached" through A until it does.
+    await waitFor(
+      "node B's api answering",
+      () =>
+        get(`${b.apiUrl}/v1/health`).then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    timeline.push(`B's api answering ${seconds(buildStart)} s after its start`);
 
     // The handover: B serves 1 and 3; A's ingest restarts on the file and stops applying them.
     writeOwnership([

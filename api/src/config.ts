@@ -55,6 +55,7 @@ const fields = z.object({
   API_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
   API_UNDER_PRESSURE_RETRY_AFTER_S: positiveInt.default(10),
   API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).default(1_000),
+  API_UNDER_PRESSURE_SUSTAINED_SAMPLES: positiveInt.default(3),
   API_COMPRESS_MIN_BYTES: z.coerce.number().int().min(0).default(1_024),
   // SO_REUSEPORT: several api processes on one port, for a restart without refused connections
   // (docs/resilience.md, "The api restarted").
@@ -171,17 +172,18 @@ export interface Config {
    * company (no forwarding, hop headers ignored).
    */
   readonly forwarding: ForwardingConfig | undefined;
-  /** @fastify/under-pressure: 503 when the event loop lags or the heap grows beyond these (0 = off). */
+  /** Load shedding (plugins/under-pressure.ts): 503 when the event loop lags or the heap grows beyond these (0 = off). */
   readonly underPressure: {
     readonly maxEventLoopDelayMs: number;
     readonly maxHeapUsedBytes: number;
     readonly retryAfterSeconds: number;
     /**
-     * How often the process is sampled; a threshold is judged on the last sample. At least 100 ms:
-     * the event-loop histogram samples every 10 ms and an interval without a sample reads as an
-     * infinite delay (under-pressure 9.2), i.e. a spurious 503.
+     * How often the process is sampled. At least 100 ms: the event-loop histogram records a delay
+     * every 10 ms, and a sample should hold several (rate-limit/loop-delay.ts).
      */
     readonly sampleIntervalMs: number;
+    /** Samples in a row over maxEventLoopDelayMs before requests are shed (one long turn is not overload). */
+    readonly sustainedSamples: number;
   };
 }
 
@@ -338,6 +340,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
       maxHeapUsedBytes: e.API_MAX_HEAP_USED_BYTES,
       retryAfterSeconds: e.API_UNDER_PRESSURE_RETRY_AFTER_S,
       sampleIntervalMs: e.API_UNDER_PRESSURE_SAMPLE_INTERVAL_MS,
+      sustainedSamples: e.API_UNDER_PRESSURE_SUSTAINED_SAMPLES,
     }),
   };
   return Object.freeze(config);
