@@ -68,6 +68,15 @@ const codes = (counts: Record<string, number>) =>
     .map(([code, n]) => `${code}: ${int(n)}`)
     .join(', ') || '–';
 
+/** Every answer the api gave in a phase: the victim's and the hostile key's. */
+function answersOf(result: PhaseResult): number {
+  const hostile = Object.values(result.hostile ?? {}).reduce(
+    (sum, tally) => sum + Object.values(tally.answers).reduce((a, b) => a + b, 0),
+    0,
+  );
+  return result.victim.ms.length + result.victim.refused.length + hostile;
+}
+
 /** The quiet reference of an api: every victim sample of its quiet phases, pooled. */
 function quietOf(results: readonly PhaseResult[], api: string): number[] {
   return results.filter((r) => r.api === api && r.name.startsWith('quiet')).flatMap((r) => r.victim.ms);
@@ -165,13 +174,16 @@ export function renderNoisyReport(report: NoisyReportInputs): string {
   push(
     '## The api process',
     '',
-    '| api | phase | loop delay p50 / p99 / max ms | mean ms | api CPU (cores) | loop thread on CPU / waiting for one (s/s) | victim / hostile process CPU | refusals (pda_api_rate_limited_total) | load avg (1 min) start → end |',
-    '|---|---|---|---:|---:|---|---|---|---|',
+    "api CPU per request: the api process's CPU seconds over every answer of the phase (victim and hostile,",
+    'refusals included; a held poll counts once).',
+    '',
+    '| api | phase | loop delay p50 / p99 / max ms | mean ms | api CPU (cores) | api CPU per request (ms) | loop thread on CPU / waiting for one (s/s) | victim / hostile process CPU | refusals (pda_api_rate_limited_total) | load avg (1 min) start → end |',
+    '|---|---|---|---:|---:|---:|---|---|---|---|',
   );
   for (const result of results) {
     const m = result.metrics;
     push(
-      `| ${result.api} | ${result.name} | ${fixed(m.lagP50Ms, 1)} / ${fixed(m.lagP99Ms, 1)} / ${fixed(m.lagMaxMs, 1)} | ${fixed(m.lagMeanMs, 1)} | ${fixed(result.cpuCores.api)} | ${fixed(result.loopThread.run)} / ${fixed(result.loopThread.wait)} | ${fixed(result.cpuCores.victim)} / ${fixed(result.cpuCores.hostile)} | ${codes(result.refusals)} | ${fixed(result.loadAverage[0], 1)} → ${fixed(result.loadAverage[1], 1)} |`,
+      `| ${result.api} | ${result.name} | ${fixed(m.lagP50Ms, 1)} / ${fixed(m.lagP99Ms, 1)} / ${fixed(m.lagMaxMs, 1)} | ${fixed(m.lagMeanMs, 1)} | ${fixed(result.cpuCores.api)} | ${fixed((result.cpuCores.api * result.wallSeconds * 1000) / answersOf(result))} | ${fixed(result.loopThread.run)} / ${fixed(result.loopThread.wait)} | ${fixed(result.cpuCores.victim)} / ${fixed(result.cpuCores.hostile)} | ${codes(result.refusals)} | ${fixed(result.loadAverage[0], 1)} → ${fixed(result.loadAverage[1], 1)} |`,
     );
   }
   push('');

@@ -193,8 +193,16 @@ const report = renderNoisyReport({
 });
 const out = join(import.meta.dirname, 'results', `noisy-neighbour-${date}.md`);
 writeFileSync(out, report);
+// Every sample, for another look (not committed: .data/ is ignored).
+const raw = join(
+  repo,
+  '.data',
+  'bench',
+  `noisy-neighbour-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
+);
+writeFileSync(raw, JSON.stringify({ fixture, checks, results }));
 process.stdout.write(report);
-log(`wrote ${out}`);
+log(`wrote ${out} and ${raw}`);
 
 /** The hostile key's URLs on this api: the since, its ETag, and a feed position at the end. */
 async function hostileUrls(base: string): Promise<HostileUrls> {
