@@ -225,8 +225,8 @@ async function hostileUrls(base: string): Promise<HostileUrls> {
     const sync = (JSON.parse(empty.body) as { links: { sync?: string } }).links.sync;
     const token = sync === undefined ? null : new URL(sync).searchParams.get('sync');
     if (token === null) throw new Error(`no links.sync on the empty walk: ${empty.body.slice(0, 300)}`);
-    // The token's first feed page still holds the walk's last change (see the report's notes):
-    // follow links.next to the first empty page, the position a follower waits at.
+    // The first empty page is the position a follower waits at (before commit f811fd0 a token's
+    // first feed page held the walk's last change again, so it is followed until empty).
     let heldUrl = `${base}/v1/changes?sync=${encodeURIComponent(token)}&limit=50`;
     for (let step = 0; ; step++) {
       const page = await client.get(heldUrl, auth);
