@@ -24,7 +24,8 @@ export interface ListFixture {
   readonly buildSeconds: number;
 }
 
-const SCOPES = [
+/** The scopes of the fixture's keys: every collection. */
+export const FIXTURE_SCOPES = [
   'sites:read',
   'services:read',
   'equipment:read',
@@ -40,7 +41,7 @@ export function* siteRows(
   sites: number,
 ): Generator<SiteRow & { created_at: string; updated_at: string }> {
   let index = 0;
-  for (const { table, row } of generateCompanyData(seed, counts(sites))) {
+  for (const { table, row } of generateCompanyData(seed, fixtureCounts(sites))) {
     if (table !== 'sites') continue;
     // A second apart, so created_at/updated_at sorts are not all ties.
     const at = new Date(BASE_MS + index++ * 1_000).toISOString().replace('Z', '000Z');
@@ -48,7 +49,8 @@ export function* siteRows(
   }
 }
 
-function counts(sites: number) {
+/** The seed generator's counts of a fixture company: `sites` sites, no contacts, a small catalogue. */
+export function fixtureCounts(sites: number) {
   return {
     companies: 1,
     sites,
@@ -85,7 +87,7 @@ export function listFixture(root: string, sites: number, seed = 'bench-api'): Li
   };
   const at = new Date(BASE_MS).toISOString().replace('Z', '000Z');
   try {
-    for (const { table, row } of generateCompanyData(seed, counts(sites))) {
+    for (const { table, row } of generateCompanyData(seed, fixtureCounts(sites))) {
       // Catalogue rows come before the sites in the generator's order; sites are streamed below.
       if (table === 'sites') break;
       if (table === 'companies') companyId = String(row.id);
@@ -101,7 +103,7 @@ export function listFixture(root: string, sites: number, seed = 'bench-api'): Li
           name: 'bench',
           last_four: key.slice(-4),
           key_sha256: createHash('sha256').update(key).digest('hex'),
-          scopes: SCOPES,
+          scopes: FIXTURE_SCOPES,
         }),
         lsn++,
       ),

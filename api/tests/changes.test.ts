@@ -198,6 +198,19 @@ describe('GET /v1/changes', () => {
     expect(new URL(next).searchParams.get('filter[type]')).toBe('services');
   });
 
+  test("a sync token's feed starts after the walk's last change, also when that change is of its type", async () => {
+    const A = f.ids.A;
+    apply(f.dataDir, [site(A.sites[0]!, 'the last change before the token')]);
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    const walk = (await get(`/v1/sites?filter[updated_since]=${future}`)).json();
+    expect(walk.data).toEqual([]);
+    const first = await page(`/v1/changes?sync=${walk.meta.sync.token as string}`);
+    expect(entries(first)).toEqual([]);
+    expect(first.meta.page.has_more).toBe(false);
+    apply(f.dataDir, [site(A.sites[1]!, 'after the token')]);
+    expect(entries(await page(first.links.next))).toEqual([`upsert sites/${A.sites[1]}`]);
+  });
+
   test('each company sees only its own changes', async () => {
     const { items } = await follow('/v1/changes', f.keys.b);
     expect(items.every((item) => !JSON.stringify(item).includes(COMPANY.A))).toBe(true);

@@ -55,7 +55,8 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
     if (query.syncToken !== undefined) {
       const verified = verifySyncToken(secrets, query.syncToken, { c: companyId, r: undefined });
       types = syncTokenTypes(verified.collection, verified.filters, tenant);
-      position = { changedUs: verified.start.watermarkUs, table: '', id: '' };
+      // Before every change at W + 1: the change at W itself was visible to the token's walk.
+      position = { changedUs: verified.start.watermarkUs + 1, table: '', id: '' };
       walk = { generation: verified.start.generation, floorUs: verified.start.watermarkUs + 1 };
     }
     const typeFilter = types.join(',');
