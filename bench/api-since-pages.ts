@@ -304,6 +304,8 @@ export interface CrossoverRow {
   readonly chosen: PagePlan;
   /** µs of a deep page with each plan forced. */
   readonly plans: Partial<Record<PagePlan, number>>;
+  /** Rows on a walk-since page, averaged over the positions (a budgeted page may be short). */
+  readonly walkSinceRows: number;
 }
 
 /**
@@ -321,16 +323,20 @@ export function measureCrossovers(
     const since = bench.sinceMatching(matching);
     const positions = bench.positions(sort, since);
     let turn = 0;
-    const read = (plan: PagePlan) => () => {
-      const request = {
-        sort: sort.keys,
-        limit: 50,
-        direction: 'after' as const,
-        position: positions[turn++ % positions.length],
-        changedSinceUs: since,
-      };
-      handle.snapshot(() => readPlannedPage(handle, 'sites', request, bench.columns(sort), plan));
-    };
+    const page = (plan: PagePlan, position: readonly string[] | undefined) =>
+      handle.snapshot(() =>
+        readPlannedPage(
+          handle,
+          'sites',
+          { sort: sort.keys, limit: 50, direction: 'after', position, changedSinceUs: since },
+          bench.columns(sort),
+          plan,
+        ),
+      );
+    const read = (plan: PagePlan) => () => page(plan, positions[turn++ % positions.length]);
+    const walkSinceRows =
+      positions.reduce((sum, position) => sum + page('walk-since', position).rows.length, 0) /
+      positions.length;
     // One plan after the other: their footprints differ by orders of magnitude (in turn, the
     // largest would sweep the others' rows out of the caches).
     const costs: Partial<Record<PagePlan, number>> = {};
@@ -340,6 +346,7 @@ export function measureCrossovers(
       matching,
       chosen: chooseSincePlan(handle, 'sites', sort.keys, 50, since),
       plans: costs,
+      walkSinceRows: Math.round(walkSinceRows * 10) / 10,
     };
   });
 }

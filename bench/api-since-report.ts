@@ -65,12 +65,12 @@ function walkTable(rows: readonly WalkRow[], sites: number): string[] {
       ? ' |  |  |  |  |  | '
       : `${n(walk.pages)} | ${n(walk.short)} | ${ms(walk.totalUs)} | ${n(walk.medianPageUs)} | ${n(walk.maxPageUs)} | ${times(walk.maxPageUs, peerUs)} | ${n(peerUs)}`;
   return [
-    `| file | sort | matching | limit | after: pages | short | total ms | max page µs | max × | unfiltered page µs |${
+    `| file | sort | matching | limit | after: pages | short | total ms | median page µs | max page µs | max × | unfiltered page µs |${
       withBefore
-        ? ' before: pages | short | total ms | max page µs | max × | unfiltered page µs | after total ÷ before |'
+        ? ' before: pages | short | total ms | median page µs | max page µs | max × | unfiltered page µs | after total ÷ before |'
         : ''
     }`,
-    `|---|---|---:|---:|---:|---:|---:|---:|---:|---:|${withBefore ? '---:|---:|---:|---:|---:|---:|---:|' : ''}`,
+    `|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${withBefore ? '---:|---:|---:|---:|---:|---:|---:|---:|' : ''}`,
     ...rows.map(
       (row) =>
         `| ${row.file} | ${row.sort} | ${matchingLabel(row.matching, sites)} | ${row.limit} | ${side(row.after, row.afterUnfilteredUs)} |${
@@ -150,10 +150,10 @@ export function renderSinceReport(report: SinceReport): string {
     '',
     '## readPage: each plan forced around the thresholds (deep pages, shuffled, this side)',
     '',
-    `threshold (projections/src/read/since-plan.ts, changedPlanMax for pages of 50): id ${n(changedPlanMax(50, true))}, other sorts ${n(changedPlanMax(50, false))}. Each plan's µs (walk-since: its budgeted page, which may be short); *chosen*: what readPage takes.`,
+    `threshold (projections/src/read/since-plan.ts, changedPlanMax for pages of 50): id ${n(changedPlanMax(50, true))}, other sorts ${n(changedPlanMax(50, false))}. Each plan's µs for a page (walk-since: its budgeted page, which may be short: *walk-since rows*, its rows on average over the positions; *changed* always gives 50); *chosen*: what readPage takes.`,
     '',
-    '| sort | matching | M / threshold | chosen | changed µs | walk-since µs |',
-    '|---|---:|---:|---|---:|---:|',
+    '| sort | matching | M / threshold | chosen | changed µs | walk-since µs | walk-since rows |',
+    '|---|---:|---:|---|---:|---:|---:|',
     ...report.crossovers.map(
       (row) =>
         `| ${row.sort} | ${n(row.matching)} | ${(row.matching / changedPlanMax(50, row.sort.replace('-', '') === 'id')).toFixed(2)} | ${row.chosen} | ${[
@@ -161,7 +161,7 @@ export function renderSinceReport(report: SinceReport): string {
           row.plans['walk-since'],
         ]
           .map((us) => (us === undefined ? '' : n(us)))
-          .join(' | ')} |`,
+          .join(' | ')} | ${row.walkSinceRows} |`,
     ),
     '',
     `## readDeletions: µs per 50-row page of the five resource tables`,
