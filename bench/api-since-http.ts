@@ -6,11 +6,17 @@
 
 export interface HttpRow {
   readonly api: string;
+  /** The input file (api-since-fixture.ts): shuffled or clustered change times. */
+  readonly file: string;
   readonly sort: string;
   /** Sites matching the since; undefined for the unfiltered page. */
   readonly matching: number | undefined;
+  /** The count the since was chosen for (a clustered since may match a few rows fewer: api-since.ts). */
+  readonly asked: number | undefined;
   readonly page: 'first' | 'deep';
   readonly rows: number;
+  /** Fewer rows than the limit while links.next is set: the page stopped at its budget. */
+  readonly short: boolean;
   readonly medianMs: number;
   readonly requests: number;
   /** The same api's unfiltered page of the same sort and depth, measured interleaved with it. */
@@ -51,14 +57,16 @@ export async function sequential(
   urls: readonly string[],
   headers: Record<string, string>,
   budgetMs: number,
-): Promise<{ medianMs: number; requests: number; rows: number }[]> {
+): Promise<{ medianMs: number; requests: number; rows: number; short: boolean }[]> {
   const get = async (url: string) => {
     const response = await fetch(url, { headers });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 300)}`);
-    return (JSON.parse(text) as ListBody).data.length;
+    const body = JSON.parse(text) as ListBody;
+    const limit = Number(new URL(url).searchParams.get('limit'));
+    return { rows: body.data.length, short: body.data.length < limit && body.links.next !== null };
   };
-  const rows: number[] = [];
+  const rows: { rows: number; short: boolean }[] = [];
   const slow: boolean[] = [];
   for (const url of urls) {
     const at = performance.now();
@@ -84,7 +92,7 @@ export async function sequential(
     return {
       medianMs: Math.round(list[Math.floor(list.length / 2)]! * 100) / 100,
       requests: list.length,
-      rows: rows[index]!,
+      ...rows[index]!,
     };
   });
 }

@@ -1,22 +1,37 @@
 /**
- * The readPage-level half of bench/api-since.ts: µs per 50-row page (median of many, in a read
- * snapshot as the api reads) with a since, against the unfiltered page of the same sort and depth
- * (the peer) and the old statement (api-since-before.ts), on one company file, in this process.
+ * The readPage-level half of bench/api-since.ts: µs per page (median of many, in a read snapshot
+ * as the api reads) with a since, against the unfiltered page of the same sort and depth (the
+ * peer), on one company file, in this process. A bench reads through one side's code: this
+ * checkout's @pda/projections/read, or another checkout's (the "before" code, on a file that code
+ * built: loadReadSide).
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { quoteIdent } from '@pda/projections/model';
+import * as thisSide from '@pda/projections/read';
 import {
   chooseSincePlan,
   type Deletion,
-  openCompanyReader,
+  type KeysetPosition,
   type PagePlan,
   type PageTable,
-  ReadHandle,
   readDeletions,
-  readPage,
   readPlannedPage,
   type SortKey,
 } from '@pda/projections/read';
-import { readDeletionsBefore, readPageBefore } from './api-since-before.ts';
+import { readDeletionsBefore } from './api-since-before.ts';
+
+/** What a bench needs of a checkout's read code (the before side's may lack newer fields). */
+export type ReadSide = Pick<
+  typeof thisSide,
+  'openCompanyReader' | 'ReadHandle' | 'readPage' | 'chooseSincePlan'
+>;
+
+/** This checkout's read code, or that of the checkout at `repo` (its own node_modules, its own SQLite). */
+export async function loadReadSide(repo?: string): Promise<ReadSide> {
+  if (repo === undefined) return thisSide;
+  return (await import(pathToFileURL(join(repo, 'projections', 'src', 'read', 'index.ts')).href)) as ReadSide;
+}
 
 export interface SortCase {
   readonly label: string;
@@ -38,17 +53,27 @@ export const SORTS: readonly SortCase[] = (['id', 'name', 'created_at', 'updated
     })),
 );
 
+/** One side's page: what readPage answered and what it cost beside its unfiltered peer. */
+export interface SidePage {
+  readonly plan: PagePlan;
+  /** Rows on the page (at most the limit). */
+  readonly rows: number;
+  /** The page stopped at its scan budget before it was full (Page.reached is set). */
+  readonly short: boolean;
+  readonly unfilteredUs: number;
+  readonly us: number;
+}
+
 export interface PageRow {
   readonly file: string;
   readonly sort: string;
   /** Sites matching the since. */
   readonly matching: number;
   readonly page: 'first' | 'deep';
-  readonly plan: PagePlan;
-  readonly rows: number;
-  readonly unfilteredUs: number;
-  readonly afterUs: number;
-  readonly beforeUs: number | undefined;
+  /** This checkout's code on the file it built. */
+  readonly after: SidePage;
+  /** The --before-repo checkout's code on the file it built. */
+  readonly before: SidePage | undefined;
 }
 
 export interface Timing {
@@ -101,15 +126,17 @@ const POSITIONS = 64;
 export class PageBench {
   readonly file: string;
   readonly timing: Timing;
-  readonly handle: ReadHandle;
+  readonly side: ReadSide;
+  readonly handle: InstanceType<ReadSide['ReadHandle']>;
   readonly #rows: number;
   readonly #times: number[];
   readonly #columns = new Map<string, readonly string[]>();
 
-  constructor(file: string, dataDir: string, companyId: string, timing: Timing) {
+  constructor(file: string, dataDir: string, companyId: string, timing: Timing, side: ReadSide = thisSide) {
     this.file = file;
     this.timing = timing;
-    this.handle = new ReadHandle(openCompanyReader(dataDir, companyId));
+    this.side = side;
+    this.handle = new side.ReadHandle(side.openCompanyReader(dataDir, companyId));
     this.#times = this.handle.db
       .prepare('SELECT _changed_us FROM sites INDEXED BY sites_by_changed ORDER BY _changed_us')
       .pluck()
@@ -124,6 +151,18 @@ export class PageBench {
   /** The since that matches exactly `count` sites (change times are distinct per file). */
   sinceMatching(count: number): number {
     return count === 0 ? this.#times.at(-1)! + 1 : this.#times[this.#rows - count]!;
+  }
+
+  /** How many sites changed at or after `sinceUs`. */
+  matchingSince(sinceUs: number): number {
+    let low = 0;
+    let high = this.#rows;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#times[middle]! < sinceUs) low = middle + 1;
+      else high = middle;
+    }
+    return this.#rows - low;
   }
 
   /** What the api selects for a sites page of this sort (resource.pageColumns): a stable array. */
@@ -157,46 +196,50 @@ export class PageBench {
     );
   }
 
-  /** µs of one page: the code under test, the unfiltered peer and, when asked, the old statement. */
-  measure(sort: SortCase, matching: number, page: 'first' | 'deep', withBefore: boolean): PageRow {
+  /** One page through this side's readPage, in a read snapshot as the api reads. */
+  read(
+    sort: SortCase,
+    limit: number,
+    changedSinceUs: number | undefined,
+    position: KeysetPosition | undefined,
+  ): { rows: Record<string, unknown>[]; hasMore: boolean; reached?: KeysetPosition } {
+    const request = { sort: sort.keys, limit, direction: 'after' as const, position, changedSinceUs };
+    return this.handle.snapshot(() => this.side.readPage(this.handle, 'sites', request, this.columns(sort)));
+  }
+
+  /** µs of one 50-row page with a since matching `matching` sites, and its unfiltered peer's, called in turn. */
+  measure(sort: SortCase, matching: number, page: 'first' | 'deep'): SidePage {
     const since = this.sinceMatching(matching);
-    const columns = this.columns(sort);
     const positions = page === 'deep' ? this.positions(sort, since) : [undefined];
     const peerPositions = page === 'deep' ? this.#peerPositions(sort) : [undefined];
-    const request = { sort: sort.keys, limit: 50, direction: 'after' as const };
     let turn = 0;
     const next = <T>(list: readonly T[]) => list[turn++ % list.length]!;
-    const read = (changedSinceUs: number | undefined, at: readonly string[] | undefined) =>
-      this.handle.snapshot(
-        () =>
-          readPage(this.handle, 'sites', { ...request, position: at, changedSinceUs }, columns).rows.length,
-      );
-    const rows = read(since, positions[0]);
-    const before = () => {
-      const position = next(positions);
-      this.handle.snapshot(() =>
-        readPageBefore(this.handle, 'sites', { ...request, position, changedSinceUs: since }, columns),
-      );
-    };
-    // The page and its peer in turn (alike footprints); the old statement apart, as it sweeps the
-    // page cache with thousands of rows that would slow whatever runs next.
-    const [unfilteredUs, afterUs] = medians(
-      [() => read(undefined, next(peerPositions)), () => read(since, next(positions))],
+    const probe = this.read(sort, 50, since, positions[0]);
+    // The page and its peer in turn (alike footprints).
+    const [unfilteredUs, us] = medians(
+      [
+        () => this.read(sort, 50, undefined, next(peerPositions)),
+        () => this.read(sort, 50, since, next(positions)),
+      ],
       this.timing,
     );
-    const beforeUs = withBefore ? medianUs(before, this.timing) : undefined;
-    const plan = chooseSincePlan(this.handle, 'sites', sort.keys, 50, since);
     return {
-      file: this.file,
-      sort: sort.label,
-      matching,
-      page,
-      plan,
-      rows,
+      plan: this.side.chooseSincePlan(this.handle, 'sites', sort.keys, 50, since),
+      rows: probe.rows.length,
+      short: probe.reached !== undefined,
       unfilteredUs: unfilteredUs!,
-      afterUs: afterUs!,
-      beforeUs,
+      us: us!,
     };
+  }
+
+  /** µs of an unfiltered deep page of `limit` rows (the positions of #peerPositions in turn). */
+  unfilteredUs(sort: SortCase, limit: number): number {
+    const positions = this.#peerPositions(sort);
+    let turn = 0;
+    return medianUs(
+      () => this.read(sort, limit, undefined, positions[turn++ % positions.length]),
+      this.timing,
+    );
   }
 
   readonly #peers = new Map<string, string[][]>();
@@ -261,6 +304,8 @@ export interface CrossoverRow {
   readonly chosen: PagePlan;
   /** µs of a deep page with each plan forced. */
   readonly plans: Partial<Record<PagePlan, number>>;
+  /** Rows on a walk-since page, averaged over the positions (a budgeted page may be short). */
+  readonly walkSinceRows: number;
 }
 
 /**
@@ -278,16 +323,20 @@ export function measureCrossovers(
     const since = bench.sinceMatching(matching);
     const positions = bench.positions(sort, since);
     let turn = 0;
-    const read = (plan: PagePlan) => () => {
-      const request = {
-        sort: sort.keys,
-        limit: 50,
-        direction: 'after' as const,
-        position: positions[turn++ % positions.length],
-        changedSinceUs: since,
-      };
-      handle.snapshot(() => readPlannedPage(handle, 'sites', request, bench.columns(sort), plan));
-    };
+    const page = (plan: PagePlan, position: readonly string[] | undefined) =>
+      handle.snapshot(() =>
+        readPlannedPage(
+          handle,
+          'sites',
+          { sort: sort.keys, limit: 50, direction: 'after', position, changedSinceUs: since },
+          bench.columns(sort),
+          plan,
+        ),
+      );
+    const read = (plan: PagePlan) => () => page(plan, positions[turn++ % positions.length]);
+    const walkSinceRows =
+      positions.reduce((sum, position) => sum + page('walk-since', position).rows.length, 0) /
+      positions.length;
     // One plan after the other: their footprints differ by orders of magnitude (in turn, the
     // largest would sweep the others' rows out of the caches).
     const costs: Partial<Record<PagePlan, number>> = {};
@@ -297,6 +346,7 @@ export function measureCrossovers(
       matching,
       chosen: chooseSincePlan(handle, 'sites', sort.keys, 50, since),
       plans: costs,
+      walkSinceRows: Math.round(walkSinceRows * 10) / 10,
     };
   });
 }
