@@ -80,6 +80,11 @@ const fields = z.object({
   API_MAX_IN_PROGRESS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(8),
   API_MAX_IN_PROGRESS_PER_COMPANY: z.coerce.number().int().min(0).max(1_000_000).default(16),
   API_MAX_HELD_REQUESTS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  // One request per key per turn of the event loop (rate-limit/key-turns.ts).
+  API_FAIR_TURNS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
   // Writers split by company (api/README.md, "Writers split by company"): all three or none.
   API_OWNERSHIP_FILE: optionalString,
   API_WRITER_NAME: optionalString,
@@ -326,6 +331,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
       perKey: e.API_MAX_IN_PROGRESS_PER_KEY,
       perCompany: e.API_MAX_IN_PROGRESS_PER_COMPANY,
       heldPerKey: e.API_MAX_HELD_REQUESTS_PER_KEY,
+      turns: e.API_FAIR_TURNS,
     }),
     drainTimeoutMs: e.API_DRAIN_TIMEOUT_MS,
     connections: Object.freeze({

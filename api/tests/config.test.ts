@@ -51,14 +51,21 @@ describe('parseConfig', () => {
   });
 
   test('fair shares: 8 / 16 in progress and 100 held per key by default; 0 turns one off; others refused', () => {
-    expect(parseConfig(required).fairShares).toEqual({ perKey: 8, perCompany: 16, heldPerKey: 100 });
+    expect(parseConfig(required).fairShares).toEqual({
+      perKey: 8,
+      perCompany: 16,
+      heldPerKey: 100,
+      turns: true,
+    });
     const set = parseConfig({
       ...required,
       API_MAX_IN_PROGRESS_PER_KEY: '0',
       API_MAX_IN_PROGRESS_PER_COMPANY: '40',
       API_MAX_HELD_REQUESTS_PER_KEY: '5',
+      API_FAIR_TURNS: 'false',
     });
-    expect(set.fairShares).toEqual({ perKey: 0, perCompany: 40, heldPerKey: 5 });
+    expect(set.fairShares).toEqual({ perKey: 0, perCompany: 40, heldPerKey: 5, turns: false });
+    expect(() => parseConfig({ ...required, API_FAIR_TURNS: 'sometimes' })).toThrow(/API_FAIR_TURNS/);
     for (const name of [
       'API_MAX_IN_PROGRESS_PER_KEY',
       'API_MAX_IN_PROGRESS_PER_COMPANY',

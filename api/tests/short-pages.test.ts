@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sinceScanBudget } from '@pda/projections/read';
+import { changedPlanMax, sinceScanBudget } from '@pda/projections/read';
 import { buildProjection, makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -19,7 +19,7 @@ const KEY = 'svc_pk_shortpagesshortpages0001';
 const SITES = 4_000;
 /** Deleted after the walk's changes: their tombstones come before the services' in the feed. */
 const DELETED_SITES = 1_300;
-const CHANGED = 200;
+const CHANGED = 400;
 const LIMIT = 5;
 const T1 = Date.parse('2026-03-01T10:00:00Z');
 const T2 = T1 + 3_600_000;
@@ -110,8 +110,9 @@ const relative = (link: string) => link.replace(/^https:\/\/api\.test\.example/,
 const SINCE = encodeURIComponent(new Date(T2 - 1_000).toISOString());
 
 describe('a since walk over clustered changes', () => {
-  test('the budget is smaller than the unchanged rows in front (else nothing here is short)', () => {
+  test('the budget is smaller than the unchanged rows in front, and the changes too many for the changed plan (else nothing here is short)', () => {
     expect(sinceScanBudget(LIMIT)).toBeLessThan(SITES - CHANGED - DELETED_SITES);
+    expect(changedPlanMax(LIMIT, false)).toBeLessThan(CHANGED);
   });
 
   test('the first page is empty with has_more and a next link; following links.next gives every changed site once, in order', async () => {

@@ -220,7 +220,7 @@ describe('the plan follows the size of the answer', () => {
   const LIMIT = 10;
 
   test('the thresholds fit in the file (else the cases below test nothing)', () => {
-    expect(changedPlanMax(LIMIT, false)).toBe(173);
+    expect(changedPlanMax(LIMIT, false)).toBe(432);
     expect(changedPlanMax(LIMIT, false) + 1).toBeLessThan(times.length);
     expect(changedPlanMax(LIMIT, true)).toBe(sinceScanBudget(LIMIT));
     expect(sinceScanBudget(LIMIT)).toBe(64 * 11 + 1024);
@@ -366,10 +366,11 @@ describe('a since page passes at most its budget of index entries', () => {
     expect(page.reached).toEqual([fiftieth.name, fiftieth.id]);
   });
 
-  test('the default budget: 64 entries per row wanted plus 1,024; a tenth for a second sort column', () => {
+  test('the default budget: 64 entries per row wanted plus 1,024; the changed plan up to a quarter of it (all of it by id)', () => {
     expect(sinceScanBudget(50)).toBe(64 * 51 + 1024);
     expect(sinceScanBudget(200)).toBe(64 * 201 + 1024);
-    expect(changedPlanMax(200, false)).toBe(Math.ceil(sinceScanBudget(200) / 10));
+    expect(changedPlanMax(200, false)).toBe(Math.ceil(sinceScanBudget(200) / 4));
+    expect(changedPlanMax(200, true)).toBe(sinceScanBudget(200));
   });
 });
 

@@ -4,6 +4,7 @@ import { ApiError } from '../http/api-error.ts';
 import { sendProblem } from '../http/send-problem.ts';
 import type { RefusalReason } from '../ops/metrics.ts';
 import { FairShares, type Share, type ShareRefusal } from '../rate-limit/fair-shares.ts';
+import { KeyTurns } from '../rate-limit/key-turns.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -50,11 +51,13 @@ const DETAIL: Record<ShareRefusal, (max: number) => string> = {
  * pda-forward's (which depends on this plugin): a request for another writer's company is counted
  * here, where it arrived, and a trusted hop is not counted again on the owner (as for the rate
  * limit). Held change-feed requests are counted per key by `hold`, on the node that holds them.
+ * Then the request waits for its key's turn of the event loop (rate-limit/key-turns.ts).
  */
 export default fp(
   async (app) => {
     const limits = app.config.fairShares;
     const shares = new FairShares(limits);
+    const turns = limits.turns ? new KeyTurns() : undefined;
     app.decorateRequest('share', null);
     app.decorateRequest('refusal', null);
 
@@ -91,10 +94,15 @@ export default fp(
       const end = () => request.share?.release();
       reply.raw.once('finish', end);
       reply.raw.once('close', end);
-      if (request.hop?.trusted === true) return;
-      const entered = shares.enter(tenant.key.id, tenant.company.id);
-      if (typeof entered === 'string') return sendProblem(request, reply, refusal(request, entered));
-      request.share = entered;
+      if (request.hop?.trusted !== true) {
+        const entered = shares.enter(tenant.key.id, tenant.company.id);
+        if (typeof entered === 'string') return sendProblem(request, reply, refusal(request, entered));
+        request.share = entered;
+      }
+      // Counted in progress while it waits for its key's turn, so the cap refuses the rest; a
+      // hop waits on the owner too, where its page is read.
+      const turn = turns?.take(tenant.key.id);
+      if (turn !== undefined) await turn;
     });
   },
   {

@@ -17,6 +17,8 @@ export interface FairShareLimits {
   readonly perKey: number;
   readonly perCompany: number;
   readonly heldPerKey: number;
+  /** A key runs at most one request a turn of the event loop (key-turns.ts). */
+  readonly turns: boolean;
 }
 
 /** Which bound refused a request (the `reason` of pda_api_rate_limited_total). */

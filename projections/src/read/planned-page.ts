@@ -102,14 +102,14 @@ function readBudgetedWalk(
 
 /**
  * The default budget of a request: sinceScanBudget when the order is the sort index's own (its
- * column, then id), so each entry passed is an index step; a tenth of it when a second column
+ * column, then id), so each entry passed is an index step; a quarter of it when a second column
  * orders the page, whose value SQLite reads from each entry's row.
  */
 function scanBudget(request: PageRequest): number {
   const budget = sinceScanBudget(request.limit);
   const indexOrder =
     request.sort.length === 1 || (request.sort.length === 2 && request.sort[1]!.column === 'id');
-  return indexOrder ? budget : Math.ceil(budget / 10);
+  return indexOrder ? budget : Math.ceil(budget / 4);
 }
 
 function pageShape(
