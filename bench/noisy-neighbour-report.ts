@@ -49,6 +49,8 @@ export interface NoisyReportInputs {
     readonly waitSeconds: number;
     readonly overlapMs: number;
   };
+  /** The api processes in the order they ran, with the settings each had beyond the defaults. */
+  readonly apis: readonly { readonly label: string; readonly env: Readonly<Record<string, string>> }[];
   readonly checks: readonly ShapeCheck[];
   readonly results: readonly PhaseResult[];
 }
@@ -109,7 +111,17 @@ export function renderNoisyReport(report: NoisyReportInputs): string {
     "  calls from 127.0.0.1 in a child process of its own, the hostile key from 127.0.0.2 in the benchmark's",
     '  process. `API_RATE_LIMIT_MAX` is 10^9 for every key, so the fair shares, not the rate limit, bound the',
     '  hostile key. Every other setting is its default (overlap 60 s, fair shares 8 / 16 / 100, 64 connections',
-    '  per address, under-pressure at 1 s of loop delay).',
+    '  per address, under-pressure at 1 s of loop delay, `API_FAIR_TURNS` true).',
+    `- Api processes, one after the other, each with its own quiet and loaded phases: ${report.apis
+      .map(
+        ({ label, env }) =>
+          `**${label}** (${
+            Object.entries(env)
+              .map(([name, value]) => `\`${name}=${value}\``)
+              .join(', ') || 'defaults'
+          })`,
+      )
+      .join('; ')}.`,
     '- Victim: `GET /v1/sites?limit=50` one request at a time, following `links.next`, from the first page',
     `  again after the last. Quiet phases ${inputs.quietSeconds} s, loaded ${inputs.loadedSeconds} s.`,
     `- Hostile: ${inputs.loops} loops (more than its in-progress share of 8), each sending its next request as`,

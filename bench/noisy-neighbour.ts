@@ -7,15 +7,17 @@
  *
  *   pnpm --filter @pda/bench exec node noisy-neighbour.ts [--hostile-sites 1000000]
  *     [--victim-sites 10000] [--quiet 30] [--loaded 60] [--shape-seconds 15] [--loops 12]
- *     [--held 40] [--wait 5] [--skip-caps-off]
+ *     [--held 40] [--wait 5] [--skip-turns-off] [--skip-caps-off] [--out results/<file>.md]
  *
  * Inputs: bench/noisy-neighbour-fixture.ts (built once, cached under .data/bench/). Phases, on an
  * api with the default fair shares: quiet-1 (victim alone), loaded (the hostile mix), quiet-2,
  * then each hostile shape alone with the victim (--shape-seconds 0 skips them); then, unless
- * --skip-caps-off, a second api process with API_MAX_IN_PROGRESS_PER_KEY=0 and
- * API_MAX_IN_PROGRESS_PER_COMPANY=0: quiet and loaded again. Both keys get a rate limit out of the
- * way (API_RATE_LIMIT_MAX 10^9), so the fair shares, not the rate, bound the hostile key.
- * Writes bench/results/noisy-neighbour-<date>.md and prints it.
+ * --skip-turns-off, a second api process with API_FAIR_TURNS=false (the peer of the turns:
+ * api/src/rate-limit/key-turns.ts), and unless --skip-caps-off a third with the turns on and
+ * API_MAX_IN_PROGRESS_PER_KEY=0 and API_MAX_IN_PROGRESS_PER_COMPANY=0: quiet, loaded and quiet
+ * again on each. Both keys get a rate limit out of the way (API_RATE_LIMIT_MAX 10^9), so the fair
+ * shares, not the rate, bound the hostile key. Writes bench/results/noisy-neighbour-<date>.md (or
+ * --out, relative to bench/) and prints it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -50,7 +52,9 @@ const { values: args } = parseArgs({
     loops: { type: 'string', default: '12' },
     held: { type: 'string', default: '40' },
     wait: { type: 'string', default: '5' },
+    'skip-turns-off': { type: 'boolean', default: false },
     'skip-caps-off': { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 });
 const number = (name: keyof typeof args, min: number) => {
@@ -86,11 +90,13 @@ const mix: HostileLoad = { shapes: SHAPES, loops, held, waitSeconds };
 const results: PhaseResult[] = [];
 const checks: ShapeCheck[] = [];
 const apis: { label: string; env: Record<string, string>; perShape: boolean }[] = [
-  { label: 'caps on (8 / 16 / 100)', env: {}, perShape: shapeSeconds > 0 },
+  { label: 'turns on, caps 8 / 16 / 100', env: {}, perShape: shapeSeconds > 0 },
 ];
+if (!args['skip-turns-off'])
+  apis.push({ label: 'turns off, caps 8 / 16 / 100', env: { API_FAIR_TURNS: 'false' }, perShape: false });
 if (!args['skip-caps-off'])
   apis.push({
-    label: 'caps off (0 / 0 / 100)',
+    label: 'turns on, caps off (0 / 0 / 100)',
     env: { API_MAX_IN_PROGRESS_PER_KEY: '0', API_MAX_IN_PROGRESS_PER_COMPANY: '0' },
     perShape: false,
   });
@@ -188,10 +194,11 @@ const report = renderNoisyReport({
   code,
   fixture,
   inputs: { quietSeconds, loadedSeconds, shapeSeconds, loops, held, waitSeconds, overlapMs: OVERLAP_MS },
+  apis: apis.map(({ label, env }) => ({ label, env })),
   checks,
   results,
 });
-const out = join(import.meta.dirname, 'results', `noisy-neighbour-${date}.md`);
+const out = join(import.meta.dirname, args.out ?? join('results', `noisy-neighbour-${date}.md`));
 writeFileSync(out, report);
 // Every sample, for another look (not committed: .data/ is ignored).
 const raw = join(
