@@ -22,7 +22,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
 import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
@@ -198,7 +198,7 @@ const report = renderNoisyReport({
   checks,
   results,
 });
-const out = join(import.meta.dirname, args.out ?? join('results', `noisy-neighbour-${date}.md`));
+const out = resolve(import.meta.dirname, args.out ?? join('results', `noisy-neighbour-${date}.md`));
 writeFileSync(out, report);
 // Every sample, for another look (not committed: .data/ is ignored).
 const raw = join(
