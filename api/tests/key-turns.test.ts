@@ -71,7 +71,7 @@ describe('in the api', () => {
     expect(done.indexOf('b')).toBeLessThanOrEqual(2);
   });
 
-  test('requests waiting for their turn count as in progress: beyond the cap, 429', async () => {
+  test('requests waiting for their turn are not refused by the in-progress cap: a burst of 12 on a cap of 8 is served', async () => {
     const statuses = await Promise.all(
       Array.from({ length: 12 }, () =>
         app
@@ -79,7 +79,6 @@ describe('in the api', () => {
           .then((r) => r.statusCode),
       ),
     );
-    expect(statuses.filter((status) => status === 200).length).toBe(8);
-    expect(statuses.filter((status) => status === 429).length).toBe(4);
+    expect(statuses).toEqual(Array.from({ length: 12 }, () => 200));
   });
 });

@@ -94,15 +94,16 @@ export default fp(
       const end = () => request.share?.release();
       reply.raw.once('finish', end);
       reply.raw.once('close', end);
-      if (request.hop?.trusted !== true) {
-        const entered = shares.enter(tenant.key.id, tenant.company.id);
-        if (typeof entered === 'string') return sendProblem(request, reply, refusal(request, entered));
-        request.share = entered;
-      }
-      // Counted in progress while it waits for its key's turn, so the cap refuses the rest; a
-      // hop waits on the owner too, where its page is read.
+      // Its key's turn first (a hop waits on the owner too, where its page is read), and only
+      // then counted in progress: a burst waiting for its turns is not refused, so a key's change
+      // feed followers coming back together are held as before (bench/results/noisy-neighbour-2026-12-01.md,
+      // "With turns": counted while waiting, 40 followers of one key got thousands of 429s).
       const turn = turns?.take(tenant.key.id);
       if (turn !== undefined) await turn;
+      if (request.hop?.trusted === true) return;
+      const entered = shares.enter(tenant.key.id, tenant.company.id);
+      if (typeof entered === 'string') return sendProblem(request, reply, refusal(request, entered));
+      request.share = entered;
     });
   },
   {

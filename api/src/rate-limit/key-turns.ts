@@ -9,7 +9,7 @@
  * more than one at a time, so the in-progress cap could not bind. With turns, a request of a key
  * that already ran in this turn waits (its key's queue, first in first out) for the next turn
  * (setImmediate: after the loop has polled the sockets again), where each waiting key's first
- * request runs; meanwhile it counts as in progress, so the cap refuses the rest.
+ * request runs. It is counted in progress (fair-shares.ts) only once it runs.
  */
 export class KeyTurns {
   /** Keys that ran a request in this turn. */
