@@ -202,6 +202,13 @@ describe('fault: a company file deleted or corrupted while ingest and the api ru
             rebuildSeconds: round((Date.now() - rebuildStarted) / 1000),
             rebuild: rebuilt,
           });
+          // The api serves the rebuilt file as soon as it is in place; ingest's readiness refreshes
+          // its list of companies out of service with its next batch or heartbeat, a moment later.
+          await waitFor(
+            'ingest reporting every company in service again',
+            async () => (await readyz()).company_files.out_of_service.length === 0,
+            { timeoutMs: 30_000, intervalMs: 100 },
+          );
           expect((await readyz()).company_files.out_of_service).toEqual([]);
         }
         await pause(2_000);
