@@ -1,4 +1,5 @@
-import { existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Change, companyPath } from '../src/model/index.ts';
@@ -87,6 +88,59 @@ describe('damaged company files', () => {
       expect.stringMatching(/\.sqlite\.damaged-\d+$/),
     ]);
     expect(names(dir, B)).toContain(`${id(3)}:b4`);
+    store.close();
+  });
+
+  it('a file overwritten in place is found before the writer checkpoints into it (a checkpoint would write its header back)', () => {
+    const { dir, store, tick } = seeded();
+    const path = companyPath(dir, A);
+    const fd = openSync(path, 'r+');
+    writeSync(fd, randomBytes(statSync(path).size));
+    closeSync(fd);
+    // Batches within the on-disk check's interval, until the WAL is due a checkpoint: that
+    // checkpoint must not run. SQLite's automatic one did, healing the header, and the next
+    // periodic check (below) saw nothing wrong.
+    let lsn = 100;
+    const detected: string[] = [];
+    for (let batch = 0; batch < 400 && detected.length === 0; batch++) {
+      const changes = Array.from({ length: 20 }, (_, n) =>
+        makeUpsert(
+          'sites',
+          sampleRow('sites', { id: id(100 + n), company_id: A, notes: `${batch}`.repeat(400) }),
+          lsn++,
+        ),
+      );
+      tick(1);
+      detected.push(...store.applyBatch(changes).faults.detected.map((f) => f.companyId));
+    }
+    tick(5_000);
+    detected.push(...store.applyBatch([site(1, A, lsn++, 'a5')]).faults.detected.map((f) => f.companyId));
+    expect(detected).toEqual([A]);
+    expect(store.companyFaults()).toEqual([
+      expect.objectContaining({ companyId: A, reason: expect.stringMatching(/^corrupt/) }),
+    ]);
+    store.close();
+  });
+
+  it('a file overwritten in place and then closed is reported by the next check (its closing checkpoint cannot be held back)', () => {
+    const dir = tempDataDir();
+    let now = 1_000;
+    // One open file: opening B closes A.
+    const store = ProjectionStore.open({ dataDir: dir, nowMs: () => now, maxOpenCompanies: 1 });
+    store.applyBatch([site(1, A, 10)]);
+    const path = companyPath(dir, A);
+    const fd = openSync(path, 'r+');
+    writeSync(fd, randomBytes(statSync(path).size));
+    closeSync(fd);
+    now += 500; // within the check interval: this batch closes A before any check looks at it
+    expect(store.applyBatch([site(3, B, 11)]).faults.detected).toEqual([]);
+    now += 2_500;
+    const result = store.applyBatch([site(3, B, 12, 'b2')]);
+    expect(result.faults.detected).toEqual([
+      expect.objectContaining({ companyId: A, state: 'damaged', reason: expect.stringMatching(/^corrupt/) }),
+    ]);
+    expect(names(dir, B)).toContain(`${id(3)}:b2`);
+    expect(store.applyBatch([site(1, A, 13, 'a2')]).skipped).toBe(1);
     store.close();
   });
 

@@ -16,7 +16,9 @@ export type ProjectionDb = Database.Database;
 /** How long a connection waits on a lock before SQLITE_BUSY (checkpoints, a concurrent migration). */
 const BUSY_TIMEOUT_MS = 5_000;
 /**
- * Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). The automatic one is
+ * Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). Ingest's company
+ * writers turn them off and run the same checkpoint themselves, after an on-disk check
+ * (write/files/company-file.ts, checkpointIfDue); control.sqlite and one-off writers keep them. The automatic one is
  * a PASSIVE checkpoint run by the commit that crosses the bound, so the writer needs no checkpoint
  * call of its own: another PASSIVE one would do the same work more often, and only a blocking mode
  * (RESTART/TRUNCATE) could get past readers' snapshots, stalling ingest behind the api's reads.

@@ -20,7 +20,9 @@ export function applyCompany(
   rejections: Rejection[],
 ): void {
   const carried = readCarried(files, ops);
-  applyCompanyOps(files.get(companyId), ops, tally, rejections, carried);
+  const file = files.get(companyId);
+  file.checkpointIfDue();
+  applyCompanyOps(file, ops, tally, rejections, carried);
 }
 
 /**

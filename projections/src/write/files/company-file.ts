@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { CompanyFileDamagedError } from '../../model/errors.ts';
 import type { ProjectionDb } from '../../model/open.ts';
 import { companyPath } from '../../model/paths.ts';
 import type { StatementBound } from '../../model/statement-lru.ts';
@@ -14,6 +15,19 @@ export type ClockUs = () => number;
  * change time follows the wall clock (ms resolution; the +1 rule keeps it strictly increasing).
  */
 export const wallClockUs: ClockUs = () => Date.now() * 1000;
+
+/**
+ * WAL frames between checkpoints (SQLite's default bound). The writer runs its checkpoints itself,
+ * each after a look at the file on disk (checkOnDisk), instead of SQLite's automatic ones: a
+ * checkpoint copies the WAL's pages into the main file, and an automatic one that ran just after
+ * the file was overwritten in place wrote a valid header back over the garbage, so the on-disk
+ * check never saw the damage while the pages not in the WAL stayed garbage (a fault-campaign run,
+ * test/faults/damaged-company-file.e2e.test.ts).
+ */
+const CHECKPOINT_FRAMES = 1_000;
+/** A WAL file's header, before its frames (each a page and a 24-byte frame header). */
+const WAL_HEADER_BYTES = 32;
+const WAL_FRAME_HEADER_BYTES = 24;
 
 /**
  * One open company file on the writer side: its statements, its change-time counter and its
@@ -34,6 +48,10 @@ export class CompanyFile {
   readonly #path: string;
   /** The file's identity when opened: a different inode under the same name is not our file. */
   readonly #ino: number;
+  /** Bytes per WAL frame: the file's page size and a frame header. */
+  readonly #walFrameBytes: number;
+  /** WAL frames already copied into the main file by this writer's last checkpoint. */
+  #checkpointedFrames = 0;
   #lastChangedUs = 0;
   /** meta.created_us: no change time is handed out below it (a sync token's watermark may be just under it). */
   #createdUs = 0;
@@ -47,6 +65,10 @@ export class CompanyFile {
     );
     this.#path = companyPath(dataDir, companyId);
     this.#ino = statSync(this.#path).ino;
+    // No automatic checkpoint (checkpointIfDue), and the WAL cut back to nothing when it restarts,
+    // so that its size counts the frames written since: one stat tells when a checkpoint is due.
+    this.db.exec('PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 0;');
+    this.#walFrameBytes = (this.db.pragma('page_size', { simple: true }) as number) + WAL_FRAME_HEADER_BYTES;
     this.#clock = clock;
     this.reload();
     this.#startFile();
@@ -156,12 +178,41 @@ export class CompanyFile {
       : 'corrupt: the file no longer starts with the SQLite header';
   }
 
-  close(): void {
+  /**
+   * Before a transaction: once the WAL holds CHECKPOINT_FRAMES frames not yet in the main file,
+   * checks the file on disk, then checkpoints (PASSIVE, as SQLite's automatic one: readers'
+   * snapshots are never waited for). Throws CompanyFileDamagedError instead of writing into a file
+   * that is no longer ours.
+   */
+  checkpointIfDue(): void {
+    const frames = this.#walFrames();
+    // Smaller than at the last checkpoint: the WAL restarted (and was cut back) since.
+    if (frames < this.#checkpointedFrames) this.#checkpointedFrames = 0;
+    if (frames - this.#checkpointedFrames < CHECKPOINT_FRAMES) return;
+    const damage = this.checkOnDisk();
+    if (damage !== undefined) throw new CompanyFileDamagedError(this.companyId, damage);
+    const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as { checkpointed: number }[];
+    this.#checkpointedFrames = Math.max(0, result?.checkpointed ?? frames);
+  }
+
+  #walFrames(): number {
+    const size = statSync(`${this.#path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    return Math.max(0, Math.floor((size - WAL_HEADER_BYTES) / this.#walFrameBytes));
+  }
+
+  /**
+   * Closes the handle (the last connection's close checkpoints the WAL into the main file). Returns
+   * what the on-disk check found just before, if anything: that checkpoint cannot be held back, so
+   * the caller reports the damage instead (CompanyFiles).
+   */
+  close(): string | undefined {
+    const damage = this.checkOnDisk();
     this.statements.clear();
     try {
       this.db.close();
     } catch {
       // A damaged file can fail its closing checkpoint; the handle is gone either way.
     }
+    return damage;
   }
 }

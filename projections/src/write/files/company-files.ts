@@ -56,6 +56,10 @@ export class CompanyFiles {
   #guard: FileGuard = NO_GUARD;
   /** Round-robin position of checkOnDisk over the open files. */
   #checkedAt = 0;
+  /** Damage the check before a close found (evicted, idle): reported by the next checkOnDisk. */
+  readonly #damagedAtClose = new Map<string, string>();
+  /** The company being dropped (already known damaged: its close is not reported again). */
+  #dropping: string | undefined;
   /** Each open file's statement bound, and the counts they share (undefined: the default bound). */
   readonly #statements: StatementBound | undefined;
 
@@ -76,7 +80,8 @@ export class CompanyFiles {
       max: this.#max,
       dispose: (file, companyId) => {
         this.#usedAt.delete(companyId);
-        file.close();
+        const damage = file.close();
+        if (damage !== undefined && companyId !== this.#dropping) this.#damagedAtClose.set(companyId, damage);
       },
     });
   }
@@ -170,21 +175,29 @@ export class CompanyFiles {
   /** Closes the company's file if open (a damaged file leaves the cache before it is moved aside). */
   drop(companyId: string): void {
     this.#usedAt.delete(companyId);
-    this.#open.delete(companyId);
+    this.#damagedAtClose.delete(companyId);
+    this.#dropping = companyId;
+    try {
+      this.#open.delete(companyId);
+    } finally {
+      this.#dropping = undefined;
+    }
   }
 
   /**
    * Looks at up to `max` open files on disk (CompanyFile.checkOnDisk), round robin over calls;
-   * returns the damaged ones with what was found.
+   * returns the damaged ones with what was found, first those found damaged when they were closed.
    */
   checkOnDisk(max: number): { companyId: string; reason: string }[] {
+    const found = [...this.#damagedAtClose].map(([companyId, reason]) => ({ companyId, reason }));
+    this.#damagedAtClose.clear();
     const open = [...this.#open.keys()];
-    const found: { companyId: string; reason: string }[] = [];
     const count = Math.min(max, open.length);
     for (let i = 0; i < count; i++) {
       const companyId = open[(this.#checkedAt + i) % open.length] as string;
       const reason = this.#open.peek(companyId)?.checkOnDisk();
-      if (reason !== undefined) found.push({ companyId, reason });
+      if (reason !== undefined && !found.some((f) => f.companyId === companyId))
+        found.push({ companyId, reason });
     }
     this.#checkedAt = open.length === 0 ? 0 : (this.#checkedAt + count) % open.length;
     return found;
