@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import type { Change } from '@pda/projections/model';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { COMPANY, uuid } from './support/fixture.ts';
+import { COMPANY, keyGrant, uuid } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 // Issue #4: walk a 10,000-row collection with limit=37 under every allowed sort, forward with
@@ -33,22 +32,7 @@ beforeAll(async () => {
   let lsn = 1;
   changes.push(makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++));
   changes.push(
-    makeUpsert(
-      'api_keys',
-      sampleRow('api_keys', {
-        id: uuid(0xe, 1),
-        key_sha256: createHash('sha256').update(KEY).digest('hex'),
-        scopes: ['sites:read'],
-      }),
-      lsn++,
-    ),
-  );
-  changes.push(
-    makeUpsert(
-      'api_key_companies',
-      sampleRow('api_key_companies', { api_key_id: uuid(0xe, 1), company_id: COMPANY.A }),
-      lsn++,
-    ),
+    ...keyGrant({ key: KEY, id: uuid(0xe, 1), companies: [COMPANY.A], scopes: ['sites:read'] }, () => lsn++),
   );
   for (let i = 0; i < ROWS; i++) {
     // Few distinct values per sort column, so ties (and the id tie-breaker) are everywhere,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { changedPlanMax, sinceScanBudget } from '@pda/projections/read';
 import { buildProjection, makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { COMPANY, uuid } from './support/fixture.ts';
+import { COMPANY, keyGrant, uuid } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 // Bounded work per page (docs/public-data-api-v1.md, "Pagination"): a page with a since passes
@@ -43,19 +42,9 @@ beforeAll(async () => {
     dataDir,
     [
       makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++),
-      makeUpsert(
-        'api_keys',
-        sampleRow('api_keys', {
-          id: uuid(0xe, 9),
-          key_sha256: createHash('sha256').update(KEY).digest('hex'),
-          scopes: ['sites:read', 'services:read'],
-        }),
-        lsn++,
-      ),
-      makeUpsert(
-        'api_key_companies',
-        sampleRow('api_key_companies', { api_key_id: uuid(0xe, 9), ...tenant }),
-        lsn++,
+      ...keyGrant(
+        { key: KEY, id: uuid(0xe, 9), companies: [COMPANY.A], scopes: ['sites:read', 'services:read'] },
+        () => lsn++,
       ),
       ...Array.from({ length: SITES }, (_, n) => site(n, `site ${n}`)),
     ],

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { openWriter } from '@pda/projections/write';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectConforms } from './support/conformance.ts';
-import { COMPANY, uuid } from './support/fixture.ts';
+import { COMPANY, keyGrant, uuid } from './support/fixture.ts';
 import { bearer, TEST_BASE_URL, testApp } from './support/test-app.ts';
 
 // Sync tokens and free polls (docs/public-data-api-v1.md, "Sync tokens", "Conditional requests"):
@@ -35,22 +34,7 @@ let lsn = 1;
 let clockMs = T1;
 
 function keyRows(key: string, keyN: number, company: string) {
-  return [
-    makeUpsert(
-      'api_keys',
-      sampleRow('api_keys', {
-        id: uuid(0xe, keyN),
-        key_sha256: createHash('sha256').update(key).digest('hex'),
-        scopes,
-      }),
-      lsn++,
-    ),
-    makeUpsert(
-      'api_key_companies',
-      sampleRow('api_key_companies', { api_key_id: uuid(0xe, keyN), company_id: company }),
-      lsn++,
-    ),
-  ];
+  return keyGrant({ key, id: uuid(0xe, keyN), companies: [company], scopes }, () => lsn++);
 }
 
 /** One batch applied by the writer at the next second (change times follow commit order). */

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProjection, makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { COMPANY, uuid } from './support/fixture.ts';
+import { COMPANY, keyGrant, uuid } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';
 
 // filter[updated_since] compares with the projection change time (assigned in commit order by
@@ -14,6 +13,7 @@ import { bearer, testApp } from './support/test-app.ts';
 // include never misses it.
 
 const KEY = 'svc_pk_incrementalincremental01';
+const SCOPES = ['sites:read', 'equipment:read', 'equipment-categories:read'];
 const T1 = Date.parse('2026-03-01T10:00:00Z');
 const T2 = T1 + 3_600_000;
 const id = (n: number) => uuid(0x7, n);
@@ -38,20 +38,7 @@ beforeAll(async () => {
     dataDir,
     [
       makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++),
-      makeUpsert(
-        'api_keys',
-        sampleRow('api_keys', {
-          id: uuid(0xe, 1),
-          key_sha256: createHash('sha256').update(KEY).digest('hex'),
-          scopes: ['sites:read', 'equipment:read', 'equipment-categories:read'],
-        }),
-        lsn++,
-      ),
-      makeUpsert(
-        'api_key_companies',
-        sampleRow('api_key_companies', { api_key_id: uuid(0xe, 1), ...tenant }),
-        lsn++,
-      ),
+      ...keyGrant({ key: KEY, id: uuid(0xe, 1), companies: [COMPANY.A], scopes: SCOPES }, () => lsn++),
       ...[S1, S2, S3].map((site) => makeUpsert('sites', sampleRow('sites', { id: site, ...tenant }), lsn++)),
       ...[C1, C2].map((c) =>
         makeUpsert('equipment_categories', sampleRow('equipment_categories', { id: c, ...tenant }), lsn++),
@@ -162,20 +149,7 @@ describe('a deleted relation moves its parent', () => {
       relDir,
       [
         makeUpsert('companies', sampleRow('companies', { id: COMPANY.A }), lsn++),
-        makeUpsert(
-          'api_keys',
-          sampleRow('api_keys', {
-            id: uuid(0xe, 1),
-            key_sha256: createHash('sha256').update(KEY).digest('hex'),
-            scopes: ['sites:read', 'equipment:read', 'equipment-categories:read'],
-          }),
-          lsn++,
-        ),
-        makeUpsert(
-          'api_key_companies',
-          sampleRow('api_key_companies', { api_key_id: uuid(0xe, 1), ...tenant }),
-          lsn++,
-        ),
+        ...keyGrant({ key: KEY, id: uuid(0xe, 1), companies: [COMPANY.A], scopes: SCOPES }, () => lsn++),
         ...[S1, S2].map((site) => makeUpsert('sites', sampleRow('sites', { id: site, ...tenant }), lsn++)),
         makeUpsert(
           'site_contacts',

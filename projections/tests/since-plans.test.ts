@@ -596,6 +596,9 @@ describe('deletions', () => {
         );
       }
     }
+    plans.push(
+      `the change feed's, stretch end: ${explain(stretchEndSql(false, true, false), { skip: 5, pc: 1, pt: 'sites', pi: 'x' })}`,
+    );
     const index = 'SEARCH tombstones USING COVERING INDEX tombstones_by_changed';
     expect(plans).toEqual([
       `after: ${index} (_changed_us>?)`,
@@ -610,6 +613,7 @@ describe('deletions', () => {
       `before from a position: ${index} (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))`,
       `before from a position to a bound: ${index} ((_changed_us,table_name,id)>(?,?,?) AND (_changed_us,table_name,id)<(?,?,?))`,
       `before from a position, stretch end: ${index} (_changed_us>? AND (_changed_us,table_name,id)<(?,?,?))`,
+      `the change feed's, stretch end: ${index} ((_changed_us,table_name,id)>(?,?,?))`,
     ]);
   });
 

@@ -72,6 +72,34 @@ export interface Fixture {
   cleanup(): void;
 }
 
+/**
+ * The changes that grant a raw key its scopes on the companies, as the source holds them: its
+ * api_keys row, then an api_key_companies row per company, each at the position `next()` hands out.
+ */
+export function keyGrant(
+  grant: { key: string; id: string; companies: readonly string[]; scopes: readonly string[] },
+  next: () => number,
+): Change[] {
+  return [
+    makeUpsert(
+      'api_keys',
+      sampleRow('api_keys', {
+        id: grant.id,
+        key_sha256: createHash('sha256').update(grant.key).digest('hex'),
+        scopes: [...grant.scopes],
+      }),
+      next(),
+    ),
+    ...grant.companies.map((company) =>
+      makeUpsert(
+        'api_key_companies',
+        sampleRow('api_key_companies', { api_key_id: grant.id, company_id: company }),
+        next(),
+      ),
+    ),
+  ];
+}
+
 /** `uuid(0xa, 5)` → 0000000a-0000-4000-8000-000000000005: readable and a canonical uuid. */
 export function uuid(group: number, n: number): string {
   return `${group.toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;

@@ -1,5 +1,6 @@
 import { quoteIdent } from '../model/quote-ident.ts';
 import { budgetedScan } from './budgeted-scan.ts';
+import { stretchEndSql } from './deletions.ts';
 import { firstStretch, sinceScanBudget } from './page-budget.ts';
 import { changeIndex } from './page-sql.ts';
 import type { ReadHandle } from './read-handle.ts';
@@ -112,8 +113,7 @@ export function readChanges(handle: ReadHandle, request: ChangesRequest): Change
       nextTombstone++;
     } else if (best >= 0) {
       const upsert: ChangeKey = { op: 'upsert', table: tables[best]!, id: bestId, changedUs: bestUs };
-      // Past where the tombstones were read to, a tombstone could come before this row.
-      if (reached !== undefined && compareToPosition(upsert, reached) > 0) break;
+      if (pastTombstonesRead(upsert, reached)) break;
       rows.push(upsert);
       heads[best]!++;
     } else {
@@ -155,7 +155,7 @@ export function readTombstones(
     from: after,
     boundary: (from, skip) => {
       const end = handle
-        .statement('changes:tombstones-stretch-end', () => tombstonesStretchEndSql(), { raw: true })
+        .statement('changes:tombstones-stretch-end', () => stretchEndSql(false, true, false), { raw: true })
         .get({ pc: from!.changedUs, pt: from!.table, pi: from!.id, skip }) as
         | [number, string, string]
         | undefined;
@@ -184,11 +184,12 @@ export function readTombstones(
     : { tombstones: result.rows, reached: result.reached };
 }
 
-/** Whether `change` comes after `position` in feed order (positive), at it (0) or before. */
-function compareToPosition(change: ChangeKey, position: ChangePosition): number {
-  if (change.changedUs !== position.changedUs) return change.changedUs - position.changedUs;
-  if (change.table !== position.table) return change.table < position.table ? -1 : 1;
-  return change.id === position.id ? 0 : change.id < position.id ? -1 : 1;
+/**
+ * Past where the tombstones were read to (readTombstones' `reached`): a tombstone not read could
+ * come before this upsert, so a page takes no upsert after it.
+ */
+function pastTombstonesRead(upsert: ChangeKey, reached: ChangePosition | undefined): boolean {
+  return reached !== undefined && comparePositions(upsert, reached) > 0;
 }
 
 /**
@@ -220,8 +221,7 @@ export function mergeTombstones(
       rows.push({ op: 'delete', table: tombstone[1], id: tombstone[2], changedUs: tombstone[0] });
       nextTombstone++;
     } else if (upsert !== undefined) {
-      // Past where the tombstones were read to (readTombstones), a tombstone could come before it.
-      if (reached !== undefined && compareToPosition(upsert, reached) > 0) break;
+      if (pastTombstonesRead(upsert, reached)) break;
       rows.push(upsert);
       nextUpsert++;
     } else {
@@ -272,12 +272,16 @@ function rangeParams(table: PageTable, later: boolean, after: ChangePosition, li
     : { pc: after.changedUs, limit };
 }
 
-/** Feed order: change time, then table, then id (then upsert before delete: never both at once). */
-export function compareChanges(a: ChangeKey, b: ChangeKey): number {
+/** Feed order of two positions (a change is one): change time, then table, then id. */
+export function comparePositions(a: ChangePosition, b: ChangePosition): number {
   if (a.changedUs !== b.changedUs) return a.changedUs - b.changedUs;
   if (a.table !== b.table) return a.table < b.table ? -1 : 1;
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return a.op === b.op ? 0 : a.op === 'upsert' ? -1 : 1;
+  return a.id === b.id ? 0 : a.id < b.id ? -1 : 1;
+}
+
+/** Feed order of changes: their positions, then upsert before delete (never both at once). */
+export function compareChanges(a: ChangeKey, b: ChangeKey): number {
+  return comparePositions(a, b) || (a.op === b.op ? 0 : a.op === 'upsert' ? -1 : 1);
 }
 
 const KEY_COLUMNS = ['_changed_us', 'id'] as const;
@@ -313,11 +317,4 @@ export function tombstonesSql(count: number, hasBound = false): string {
   return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
     WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi)${bound} AND "table_name" IN (${names})
     ORDER BY "_changed_us", "table_name", "id" ${CAST_LIMIT}`;
-}
-
-/** Where a stretch of the tombstones' scan ends: `@skip` tombstones on, of any table (exported for the plan tests). */
-export function tombstonesStretchEndSql(): string {
-  return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"
-    WHERE ("_changed_us", "table_name", "id") > (@pc, @pt, @pi)
-    ORDER BY "_changed_us", "table_name", "id" LIMIT 1 OFFSET @skip`;
 }

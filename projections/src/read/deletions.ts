@@ -143,12 +143,16 @@ export function deletionsSql(
     ORDER BY "_changed_us" ${direction}, "table_name" ${direction}, "id" ${direction} LIMIT @limit`;
 }
 
-/** Where a stretch of the scan ends: `@skip` tombstones on from the position, of any table (exported for the plan tests). */
-export function stretchEndSql(backward: boolean, hasPosition: boolean): string {
-  const since = hasPosition && !backward ? `+"_changed_us" >= @since` : `"_changed_us" >= @since`;
-  const where = [since];
+/**
+ * Where a stretch of a tombstones scan ends: `@skip` tombstones on from the position, of any table
+ * — of the deletions feed (from `@since`) and of the change feed's tombstones (`since: false`,
+ * always from a position). Exported for the plan tests.
+ */
+export function stretchEndSql(backward: boolean, hasPosition: boolean, since = true): string {
+  const where: string[] = [];
+  if (since) where.push(hasPosition && !backward ? `+"_changed_us" >= @since` : `"_changed_us" >= @since`);
   if (hasPosition) where.push(`("_changed_us", "table_name", "id") ${backward ? '<' : '>'} (@pc, @pt, @pi)`);
   const direction = backward ? 'DESC' : 'ASC';
-  return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed" WHERE ${where.join(' AND ')}
+  return `SELECT "_changed_us", "table_name", "id" FROM "tombstones" INDEXED BY "tombstones_by_changed"${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
     ORDER BY "_changed_us" ${direction}, "table_name" ${direction}, "id" ${direction} LIMIT 1 OFFSET @skip`;
 }
