@@ -85,34 +85,17 @@ export function listFixture(root: string, sites: number, seed = 'bench-api'): Li
     if (batch.length > 0) store.applyBatch(batch);
     batch = [];
   };
-  const at = new Date(BASE_MS).toISOString().replace('Z', '000Z');
+  const _at = new Date(BASE_MS).toISOString().replace('Z', '000Z');
   try {
-    for (const { table, row } of generateCompanyData(seed, fixtureCounts(sites))) {
-      // Catalogue rows come before the sites in the generator's order; sites are streamed below.
-      if (table === 'sites') break;
-      if (table === 'companies') companyId = String(row.id);
-      batch.push(makeUpsert(table, { ...(row as unknown as Row), created_at: at, updated_at: at }, lsn++));
-    }
-    const key = `svc_pk_bench${createHash('sha256').update(seed).digest('hex').slice(0, 36)}`;
-    const keyId = '00000000-0000-4000-8000-00000000be9c';
-    batch.push(
-      makeUpsert(
-        'api_keys',
-        sampleRow('api_keys', {
-          id: keyId,
-          name: 'bench',
-          last_four: key.slice(-4),
-          key_sha256: createHash('sha256').update(key).digest('hex'),
-          scopes: FIXTURE_SCOPES,
-        }),
-        lsn++,
-      ),
-      makeUpsert(
-        'api_key_companies',
-        sampleRow('api_key_companies', { api_key_id: keyId, company_id: companyId }),
-        lsn++,
-      ),
+    const head = companyHead(
+      seed,
+      sites,
+      { id: '00000000-0000-4000-8000-00000000be9c', name: 'bench' },
+      () => lsn++,
     );
+    const { key } = head;
+    companyId = head.companyId;
+    batch.push(...head.changes);
     flush();
     const ids: string[] = [];
     for (const row of siteRows(seed, sites)) {
@@ -136,4 +119,46 @@ export function listFixture(root: string, sites: number, seed = 'bench-api'): Li
   } finally {
     store.close();
   }
+}
+
+/**
+ * What a seeded company's fixture writes before its sites: the generator's catalogue rows (every
+ * table before the sites, dated BASE_MS) and a key granted the company with FIXTURE_SCOPES, at the
+ * positions `next()` hands out. The raw key derives from the seed.
+ */
+export function companyHead(
+  seed: string,
+  sites: number,
+  keyRow: { readonly id: string; readonly name: string },
+  next: () => number,
+): { companyId: string; key: string; changes: Change[] } {
+  const at = new Date(BASE_MS).toISOString().replace('Z', '000Z');
+  const changes: Change[] = [];
+  let companyId = '';
+  for (const { table, row } of generateCompanyData(seed, fixtureCounts(sites))) {
+    // Catalogue rows come before the sites in the generator's order; sites are streamed apart.
+    if (table === 'sites') break;
+    if (table === 'companies') companyId = String(row.id);
+    changes.push(makeUpsert(table, { ...(row as unknown as Row), created_at: at, updated_at: at }, next()));
+  }
+  const key = `svc_pk_bench${createHash('sha256').update(seed).digest('hex').slice(0, 36)}`;
+  changes.push(
+    makeUpsert(
+      'api_keys',
+      sampleRow('api_keys', {
+        id: keyRow.id,
+        name: keyRow.name,
+        last_four: key.slice(-4),
+        key_sha256: createHash('sha256').update(key).digest('hex'),
+        scopes: FIXTURE_SCOPES,
+      }),
+      next(),
+    ),
+    makeUpsert(
+      'api_key_companies',
+      sampleRow('api_key_companies', { api_key_id: keyRow.id, company_id: companyId }),
+      next(),
+    ),
+  );
+  return { companyId, key, changes };
 }

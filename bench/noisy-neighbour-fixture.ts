@@ -12,14 +12,13 @@
  *   so the token stays valid in every run.
  * - victim: a company of its own (another seed) with M sites, and a key granted only it.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateCompanyData } from '@pda/ops/seed';
 import type { Change, Row } from '@pda/projections/model';
-import { freePort, makeUpsert, sampleRow } from '@pda/projections/testing';
+import { freePort, makeUpsert } from '@pda/projections/testing';
 import { openCompanyWriter, openControlWriter, ProjectionStore } from '@pda/projections/write';
-import { FIXTURE_SCOPES, fixtureCounts, listFixture, siteRows } from './api-fixture.ts';
+import { companyHead, listFixture, siteRows } from './api-fixture.ts';
 import { answersHealth, benchApiEnv, startServer } from './api-processes.ts';
 
 export interface Tenant {
@@ -104,40 +103,20 @@ export async function noisyFixture(
 
 /** The victim company, its sites and its key, through the apply path. */
 function addVictim(dataDir: string, sites: number): Tenant {
-  const key = `svc_pk_bench${createHash('sha256').update(VICTIM_SEED).digest('hex').slice(0, 36)}`;
-  const at = new Date(Date.UTC(2025, 0, 1)).toISOString().replace('Z', '000Z');
   const store = ProjectionStore.open({ dataDir });
   let lsn = VICTIM_LSN;
-  let companyId = '';
-  let batch: Change[] = [];
+  const { companyId, key, changes } = companyHead(
+    VICTIM_SEED,
+    sites,
+    { id: VICTIM_KEY_ID, name: 'bench-victim' },
+    () => lsn++,
+  );
+  let batch: Change[] = changes;
   const flush = () => {
     if (batch.length > 0) store.applyBatch(batch);
     batch = [];
   };
   try {
-    for (const { table, row } of generateCompanyData(VICTIM_SEED, fixtureCounts(sites))) {
-      if (table === 'sites') break;
-      if (table === 'companies') companyId = String(row.id);
-      batch.push(makeUpsert(table, { ...(row as unknown as Row), created_at: at, updated_at: at }, lsn++));
-    }
-    batch.push(
-      makeUpsert(
-        'api_keys',
-        sampleRow('api_keys', {
-          id: VICTIM_KEY_ID,
-          name: 'bench-victim',
-          last_four: key.slice(-4),
-          key_sha256: createHash('sha256').update(key).digest('hex'),
-          scopes: FIXTURE_SCOPES,
-        }),
-        lsn++,
-      ),
-      makeUpsert(
-        'api_key_companies',
-        sampleRow('api_key_companies', { api_key_id: VICTIM_KEY_ID, company_id: companyId }),
-        lsn++,
-      ),
-    );
     for (const row of siteRows(VICTIM_SEED, sites)) {
       batch.push(makeUpsert('sites', row as unknown as Row, lsn++));
       if (batch.length >= CHUNK) flush();
