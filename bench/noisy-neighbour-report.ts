@@ -48,6 +48,8 @@ export interface NoisyReportInputs {
     readonly held: number;
     readonly waitSeconds: number;
     readonly overlapMs: number;
+    /** --api-cpus: the CPUs the api was pinned to (the clients on the others); null: not pinned. */
+    readonly apiCpus: string | null;
   };
   /** The api processes in the order they ran, with the settings each had beyond the defaults. */
   readonly apis: readonly { readonly label: string; readonly env: Readonly<Record<string, string>> }[];
@@ -122,6 +124,9 @@ export function renderNoisyReport(report: NoisyReportInputs): string {
           })`,
       )
       .join('; ')}.`,
+    inputs.apiCpus === null
+      ? '- Not pinned: the api, the victim and the hostile client share every core.'
+      : `- Pinned (\`--api-cpus ${inputs.apiCpus}\`): the api process on CPU ${inputs.apiCpus} (taskset), the benchmark's process (the hostile client) and the victim's on the other CPUs, so that the clients' own work (each parses every page it gets) does not take the api's core.`,
     '- Victim: `GET /v1/sites?limit=50` one request at a time, following `links.next`, from the first page',
     `  again after the last. Quiet phases ${inputs.quietSeconds} s, loaded ${inputs.loadedSeconds} s.`,
     `- Hostile: ${inputs.loops} loops (more than its in-progress share of 8), each sending its next request as`,

@@ -7,7 +7,9 @@
  *
  *   pnpm --filter @pda/bench exec node noisy-neighbour.ts [--hostile-sites 1000000]
  *     [--victim-sites 10000] [--quiet 30] [--loaded 60] [--shape-seconds 15] [--loops 12]
- *     [--held 40] [--wait 5] [--skip-turns-off] [--skip-caps-off] [--out results/<file>.md]
+ *     [--held 40] [--wait 5] [--skip-turns-off] [--skip-caps-off] [--api-cpus 0]
+ *     [--also-node-options=--max-semi-space-size=64]
+ *     [--out results/<file>.md]
  *
  * Inputs: bench/noisy-neighbour-fixture.ts (built once, cached under .data/bench/). Phases, on an
  * api with the default fair shares: quiet-1 (victim alone), loaded (the hostile mix), quiet-2,
@@ -19,9 +21,9 @@
  * shares, not the rate, bound the hostile key. Writes bench/results/noisy-neighbour-<date>.md (or
  * --out, relative to bench/) and prints it.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
@@ -54,6 +56,8 @@ const { values: args } = parseArgs({
     wait: { type: 'string', default: '5' },
     'skip-turns-off': { type: 'boolean', default: false },
     'skip-caps-off': { type: 'boolean', default: false },
+    'api-cpus': { type: 'string' },
+    'also-node-options': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -78,6 +82,22 @@ const log = (line: string) => process.stderr.write(`noisy-neighbour: ${line}\n`)
 /** The api's default API_UPDATED_SINCE_OVERLAP_MS: a since is sent this much after the time it must match. */
 const OVERLAP_MS = 60_000;
 
+// --api-cpus 0: the api on those CPUs (taskset), this process and the victim's on the others, so
+// that the load generators' own CPU (parsing every page they get) does not take the api's cores,
+// as when partners call from their own machines. Without it everything shares every core.
+const apiCpus = args['api-cpus'];
+const apiLauncher: string[] = [];
+if (apiCpus !== undefined) {
+  const pinned = new Set(apiCpus.split(',').map(Number));
+  const others = Array.from({ length: cpus().length }, (_, cpu) => cpu).filter((cpu) => !pinned.has(cpu));
+  if (others.length === 0 || [...pinned].some((cpu) => !Number.isInteger(cpu) || cpu >= cpus().length))
+    throw new Error(
+      `--api-cpus ${apiCpus}: name CPUs below ${cpus().length}, leaving at least one for the clients`,
+    );
+  execFileSync('taskset', ['-a', '-pc', others.join(','), String(process.pid)], { stdio: 'ignore' });
+  apiLauncher.push('taskset', '-c', apiCpus);
+}
+
 const loadAtStart = loadavg();
 const code = codeState(repo);
 log(
@@ -92,6 +112,13 @@ const checks: ShapeCheck[] = [];
 const apis: { label: string; env: Record<string, string>; perShape: boolean }[] = [
   { label: 'turns on, caps 8 / 16 / 100', env: {}, perShape: shapeSeconds > 0 },
 ];
+// A peer with V8 flags for the api (e.g. "--max-semi-space-size=64"), after the default api.
+if (args['also-node-options'] !== undefined)
+  apis.push({
+    label: `turns on, NODE_OPTIONS=${args['also-node-options']}`,
+    env: { NODE_OPTIONS: args['also-node-options'] },
+    perShape: false,
+  });
 if (!args['skip-turns-off'])
   apis.push({ label: 'turns off, caps 8 / 16 / 100', env: { API_FAIR_TURNS: 'false' }, perShape: false });
 if (!args['skip-caps-off'])
@@ -115,6 +142,8 @@ for (const api of apis) {
       ...api.env,
     }),
     answersHealth,
+    [],
+    apiLauncher,
   );
   const victim = await startVictim(server.base, fixture.victim.key);
   const hostileClient = httpClient('127.0.0.2', loops, 35_000);
@@ -193,7 +222,16 @@ const report = renderNoisyReport({
   machine: machine(loadAtStart, 'inherited'),
   code,
   fixture,
-  inputs: { quietSeconds, loadedSeconds, shapeSeconds, loops, held, waitSeconds, overlapMs: OVERLAP_MS },
+  inputs: {
+    quietSeconds,
+    loadedSeconds,
+    shapeSeconds,
+    loops,
+    held,
+    waitSeconds,
+    overlapMs: OVERLAP_MS,
+    apiCpus: apiCpus ?? null,
+  },
   apis: apis.map(({ label, env }) => ({ label, env })),
   checks,
   results,
