@@ -16,6 +16,7 @@ import { pageUrl } from '../collection/links.ts';
 import { JSON_UTF8 } from '../collection/members.ts';
 import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
 import type { TenantHandler } from '../http/contract-route.ts';
+import { pageBytes } from '../http/page-bytes.ts';
 import { requireTokenCovered, verifySyncToken } from '../sync/sync-token.ts';
 import { parseChangesQuery, resourceOf, syncTokenTypes } from './changes-query.ts';
 import type { HeldRequests } from './held-requests.ts';
@@ -136,7 +137,11 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
     };
     const meta = { page: { limit: query.limit, has_more: page.hasMore } };
     reply.type(JSON_UTF8);
-    return `{"data":[${items.join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+    return pageBytes(
+      '{"data":[',
+      items,
+      `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`,
+    );
   };
 }
 

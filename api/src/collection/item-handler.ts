@@ -6,7 +6,7 @@ import type { TenantHandler } from '../http/contract-route.ts';
 import type { Resource } from '../resources/resource.ts';
 import { parseItemQuery } from './collection-query.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
-import { JSON_UTF8, selectedMembers } from './members.ts';
+import { JSON_UTF8, selectedDocuments } from './members.ts';
 
 /**
  * An item endpoint: `{ data }` from the tenant's own company file only, so a record of another
@@ -34,6 +34,6 @@ export function itemHandler(
     });
     if (document === undefined) throw notFound();
     reply.type(JSON_UTF8);
-    return `{"data":${selectedMembers([document], fields, include)}}`;
+    return `{"data":${selectedDocuments([document], fields, include)[0]}}`;
   };
 }

@@ -2,6 +2,7 @@ import { type KeysetPosition, readPage, readSyncState, type SortKey } from '@pda
 import type { FastifyInstance } from 'fastify';
 import type { ListOperationId } from '../contract/operation-types.ts';
 import type { TenantHandler } from '../http/contract-route.ts';
+import { pageBytes } from '../http/page-bytes.ts';
 import type { Resource } from '../resources/resource.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
 import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
@@ -10,7 +11,7 @@ import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './c
 import { requireIncludeScopes } from './include-scopes.ts';
 import { isoMicros } from './iso-micros.ts';
 import { pageUrl } from './links.ts';
-import { JSON_UTF8, selectedMembers } from './members.ts';
+import { JSON_UTF8, selectedDocuments } from './members.ts';
 import { pageLinks } from './page-links.ts';
 
 /**
@@ -98,9 +99,13 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
     };
     const links = { self: link(query.cursor), next, prev, ...(sync && { sync: link(undefined, sync) }) };
     if (etag !== undefined) privatePage(reply, pageEtag(request, tenant.company.id, state));
-    // The stored documents are the response's bytes: joined into the envelope, not re-serialised.
+    // The stored documents are the response's bytes: written into the envelope, not re-serialised.
     reply.type(JSON_UTF8);
-    return `{"data":[${selectedMembers(documents, query.fields, query.include)}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+    return pageBytes(
+      '{"data":[',
+      selectedDocuments(documents, query.fields, query.include),
+      `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`,
+    );
   };
 }
 

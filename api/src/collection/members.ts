@@ -40,19 +40,17 @@ export function parseFields(value: string | undefined, resource: Resource): Read
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
- * The documents' JSON texts joined by commas, with only the members `fields` asks for. Without
- * `fields` the stored texts go out as they are; with it each is parsed, trimmed and serialised
- * again (the slower path: bench/README.md, api).
+ * The documents' JSON texts with only the members `fields` asks for. Without `fields` the stored
+ * texts go out as they are; with it each is parsed, trimmed and serialised again (the slower path:
+ * bench/README.md, api).
  */
-export function selectedMembers(
+export function selectedDocuments(
   documents: readonly string[],
   fields: ReadonlySet<string> | null,
   include: ReadonlySet<string>,
-): string {
-  if (fields === null) return documents.join(',');
-  return documents
-    .map((document) => JSON.stringify(selectMembers(JSON.parse(document), fields, include)))
-    .join(',');
+): readonly string[] {
+  if (fields === null) return documents;
+  return documents.map((document) => JSON.stringify(selectMembers(JSON.parse(document), fields, include)));
 }
 
 /**

@@ -33,10 +33,10 @@ export type ContractRequest<Id extends OperationId> = FastifyRequest<ContractRou
 export type ContractReply<Id extends OperationId> = FastifyReply<ContractRouteGeneric<Id>>;
 /**
  * What a handler answers: the operation's 200 body (checked against the contract when the handler
- * builds an object), JSON text it joined itself (the collections' stored documents:
- * collection/members.ts), or the reply it already sent (a 304).
+ * builds an object), JSON text it joined itself, or its bytes (the collections' stored documents:
+ * collection/members.ts, http/page-bytes.ts), or the reply it already sent (a 304).
  */
-export type ContractAnswer<Id extends OperationId> = ContractBody<Id> | string | FastifyReply;
+export type ContractAnswer<Id extends OperationId> = ContractBody<Id> | string | Buffer | FastifyReply;
 export type ContractHandler<Id extends OperationId> = (
   request: ContractRequest<Id>,
   reply: ContractReply<Id>,
