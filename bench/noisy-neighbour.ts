@@ -8,7 +8,7 @@
  *   pnpm --filter @pda/bench exec node noisy-neighbour.ts [--hostile-sites 1000000]
  *     [--victim-sites 10000] [--quiet 30] [--loaded 60] [--shape-seconds 15] [--loops 12]
  *     [--held 40] [--wait 5] [--skip-turns-off] [--skip-caps-off] [--api-cpus 0]
- *     [--also-node-options=--max-semi-space-size=64]
+ *     [--also-node-options=--max-semi-space-size=64] [--before-repo /path/to/checkout]
  *     [--out results/<file>.md]
  *
  * Inputs: bench/noisy-neighbour-fixture.ts (built once, cached under .data/bench/). Phases, on an
@@ -58,6 +58,7 @@ const { values: args } = parseArgs({
     'skip-caps-off': { type: 'boolean', default: false },
     'api-cpus': { type: 'string' },
     'also-node-options': { type: 'string' },
+    'before-repo': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -109,7 +110,7 @@ log(`fixture ready (${fixture.buildSeconds} s when built)`);
 const mix: HostileLoad = { shapes: SHAPES, loops, held, waitSeconds };
 const results: PhaseResult[] = [];
 const checks: ShapeCheck[] = [];
-const apis: { label: string; env: Record<string, string>; perShape: boolean }[] = [
+const apis: { label: string; env: Record<string, string>; perShape: boolean; repo?: string }[] = [
   { label: 'turns on, caps 8 / 16 / 100', env: {}, perShape: shapeSeconds > 0 },
 ];
 // A peer with V8 flags for the api (e.g. "--max-semi-space-size=64"), after the default api.
@@ -118,6 +119,16 @@ if (args['also-node-options'] !== undefined)
     label: `turns on, NODE_OPTIONS=${args['also-node-options']}`,
     env: { NODE_OPTIONS: args['also-node-options'] },
     perShape: false,
+  });
+// The peer of a change: the same default api from another checkout (its own `pnpm install`), on
+// the same inputs, each shape alone too.
+const beforeRepo = args['before-repo'] === undefined ? undefined : resolve(args['before-repo']);
+if (beforeRepo !== undefined)
+  apis.push({
+    label: `before (${codeState(beforeRepo).commit})`,
+    env: {},
+    perShape: shapeSeconds > 0,
+    repo: beforeRepo,
   });
 if (!args['skip-turns-off'])
   apis.push({ label: 'turns off, caps 8 / 16 / 100', env: { API_FAIR_TURNS: 'false' }, perShape: false });
@@ -134,7 +145,7 @@ for (const api of apis) {
   log(`${api.label}: starting the api`);
   const server = await startServer(
     'api',
-    join(repo, 'api', 'src', 'main.ts'),
+    join(api.repo ?? repo, 'api', 'src', 'main.ts'),
     port,
     benchApiEnv(fixture.dataDir, port, {
       API_CURSOR_SECRET: fixture.cursorSecret,
