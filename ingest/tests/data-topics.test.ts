@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { KafkaClient } from '../src/kafka/client.ts';
 import {
   checkTopicStates,
+  createMissingTopics,
   DATA_TOPIC_CONFIG,
   IncompleteTopicsError,
   type TopicState,
@@ -86,5 +88,50 @@ describe('checkTopicStates', () => {
     );
     // A compacted topic never moves its log start by itself; if it did, its state is still complete.
     expect(() => checkTopicStates([state('p.public.sites', 'compact', 7)], logger, true)).not.toThrow();
+  });
+});
+
+describe('createMissingTopics', () => {
+  /** A broker whose topics exist once created, and whose first wait for new leaders fails. */
+  function broker(failures: unknown[]) {
+    const topics = new Set(['p.public.companies']);
+    const calls: string[][] = [];
+    const client = {
+      admin: {
+        listTopics: async () => [...topics],
+        createTopics: async (names: readonly string[]) => {
+          calls.push([...names]);
+          for (const name of names) topics.add(name);
+          const failure = failures.shift();
+          if (failure !== undefined) throw failure;
+        },
+      },
+      isRetriable: (error: unknown) => (error as { retriable?: boolean }).retriable === true,
+    } as unknown as KafkaClient;
+    return { client, calls };
+  }
+  const unknownTopic = Object.assign(new Error('This server does not host this topic-partition'), {
+    retriable: true,
+  });
+
+  it('waits out a new topic the broker does not know yet, creating nothing twice', async () => {
+    const { client, calls } = broker([unknownTopic]);
+    const created = await createMissingTopics(client, [
+      'p.public.companies',
+      'p.public.sites',
+      'p.public.services',
+    ]);
+    expect(created).toEqual(['p.public.sites', 'p.public.services']);
+    // The retry found both created: no second createTopics.
+    expect(calls).toEqual([['p.public.sites', 'p.public.services']]);
+  });
+
+  it('gives up at once on an error that is not retriable', async () => {
+    const refused = Object.assign(new Error('Topic authorization failed'), { retriable: false });
+    const { client, calls } = broker([refused]);
+    await expect(createMissingTopics(client, ['p.public.sites'])).rejects.toThrow(
+      'Topic authorization failed',
+    );
+    expect(calls).toHaveLength(1);
   });
 });

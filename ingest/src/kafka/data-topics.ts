@@ -35,34 +35,52 @@ export interface TopicState {
   readonly lowWatermark: number;
 }
 
-/** Creates the missing data topics with DATA_TOPIC_CONFIG; returns their names. */
+/**
+ * Creates the missing data topics with DATA_TOPIC_CONFIG; returns their names. Retried as
+ * topicStates is: right after its own creation a topic may be unknown to the broker that answers
+ * the wait for its leaders (UNKNOWN_TOPIC_OR_PARTITION, which kafkajs's wait does not retry: on a
+ * loaded machine a writer's ingest exited on it at start, test/writers-split.e2e.test.ts). Each
+ * attempt lists the topics again, so it creates only those still missing.
+ */
 export async function createMissingTopics(
-  admin: KafkaAdmin,
+  client: KafkaClient,
   topics: readonly string[],
   /** A split writer's tenant topics get the ownership file's partitions (ownership.ts). */
   partitioned?: { readonly topics: readonly string[]; readonly partitions: number },
 ): Promise<string[]> {
-  const existing = new Set(await admin.listTopics());
-  const missing = topics.filter((t) => !existing.has(t));
-  if (missing.length === 0) return missing;
-  const wide = missing.filter((t) => partitioned?.topics.includes(t));
-  const narrow = missing.filter((t) => !wide.includes(t));
-  if (narrow.length > 0) await admin.createTopics(narrow, DATA_TOPIC_CONFIG);
-  if (wide.length > 0) await admin.createTopics(wide, DATA_TOPIC_CONFIG, partitioned?.partitions);
-  return missing;
+  const created: string[] = [];
+  await retryingRetriable(client, async () => {
+    const existing = new Set(await client.admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    const wide = missing.filter((t) => partitioned?.topics.includes(t));
+    const narrow = missing.filter((t) => !wide.includes(t));
+    for (const topic of missing) if (!created.includes(topic)) created.push(topic);
+    if (narrow.length > 0) await client.admin.createTopics(narrow, DATA_TOPIC_CONFIG);
+    if (wide.length > 0) await client.admin.createTopics(wide, DATA_TOPIC_CONFIG, partitioned?.partitions);
+  });
+  return created;
 }
 
 /**
- * cleanup.policy and low watermark of each topic. Retried a few times: right after createTopics the
- * broker may still answer NOT_LEADER_FOR_PARTITION for the new partitions.
+ * cleanup.policy and low watermark of each topic. Retried: right after createTopics the broker may
+ * still answer NOT_LEADER_FOR_PARTITION for the new partitions.
  */
-export async function topicStates(client: KafkaClient, topics: readonly string[]): Promise<TopicState[]> {
-  for (let attempt = 1; ; attempt++) {
+export function topicStates(client: KafkaClient, topics: readonly string[]): Promise<TopicState[]> {
+  return retryingRetriable(client, () => describeTopics(client.admin, topics));
+}
+
+/** Attempts after the first, and the pause before each (300 ms more each time: 13.5 s in all). */
+const RETRIES = 9;
+const RETRY_STEP_MS = 300;
+
+/** `attempt` again while it fails with an error the client calls retriable, RETRIES times at most. */
+export async function retryingRetriable<T>(client: KafkaClient, attempt: () => Promise<T>): Promise<T> {
+  for (let retry = 0; ; retry++) {
     try {
-      return await describeTopics(client.admin, topics);
+      return await attempt();
     } catch (error) {
-      if (!client.isRetriable(error) || attempt >= 10) throw error;
-      await sleep(300 * attempt);
+      if (!client.isRetriable(error) || retry >= RETRIES) throw error;
+      await sleep(RETRY_STEP_MS * (retry + 1));
     }
   }
 }

@@ -241,7 +241,7 @@ async function prepareTopics(
 ): Promise<void> {
   const owned = options.ownership;
   const missing = await createMissingTopics(
-    client.admin,
+    client,
     subscribed,
     owned && { topics: tenantTopics(owned.topicPrefix), partitions: owned.writer.partitions },
   );
