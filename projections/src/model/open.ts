@@ -16,12 +16,12 @@ export type ProjectionDb = Database.Database;
 /** How long a connection waits on a lock before SQLITE_BUSY (checkpoints, a concurrent migration). */
 const BUSY_TIMEOUT_MS = 5_000;
 /**
- * Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). Ingest's company
- * writers turn them off and run the same checkpoint themselves, after an on-disk check
- * (write/files/company-file.ts, checkpointIfDue); control.sqlite and one-off writers keep them. The automatic one is
- * a PASSIVE checkpoint run by the commit that crosses the bound, so the writer needs no checkpoint
- * call of its own: another PASSIVE one would do the same work more often, and only a blocking mode
- * (RESTART/TRUNCATE) could get past readers' snapshots, stalling ingest behind the api's reads.
+ * Pages between automatic checkpoints (SQLite's default, 1000 pages ≈ 4 MiB). The automatic one is
+ * a PASSIVE checkpoint run by the commit that crosses the bound, so control.sqlite's writer and
+ * one-off writers need no checkpoint call of their own (ingest's company writers turn it off and
+ * run the same checkpoint after an on-disk check: write/files/company-file.ts, checkpointIfDue):
+ * another PASSIVE one would do the same work more often, and only a blocking mode (RESTART/TRUNCATE)
+ * could get past readers' snapshots, stalling ingest behind the api's reads.
  */
 const WAL_AUTOCHECKPOINT_PAGES = 1_000;
 /** After a checkpoint resets the WAL, truncate the file back to this size so it cannot stay huge. */
