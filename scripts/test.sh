@@ -71,15 +71,33 @@ stop_stack() {
 }
 trap stop_stack EXIT
 
+# Runs one vitest project into $results_dir/PROJECT.json; its exit status lands in run_status.
+# V8 in Node 24 can abort a test process on its own (scripts/lib/test-process-died.ts says when and
+# why); the run then leaves no report. Only then — no report, and V8's banner or the pool's lost
+# channel in the output — the project runs once more, saying so. Failed tests are never re-run.
+reruns=()
+run_vitest_project() {
+  local project=$1 report="$results_dir/$1.json" log="$results_dir/$1.log"
+  run_status=0
+  pnpm exec vitest run --project "$project" --reporter=default --reporter=json \
+    --outputFile.json="$report" 2>&1 | tee "$log" || run_status=$?
+  if [ "$run_status" != 0 ] && node scripts/lib/test-process-died.ts "$report" "$log"; then
+    echo "test: the $project test process died without a report (a V8 abort, not a test failure); running $project once more"
+    reruns+=("$project")
+    run_status=0
+    pnpm exec vitest run --project "$project" --reporter=default --reporter=json \
+      --outputFile.json="$report" 2>&1 | tee "$log" || run_status=$?
+  fi
+}
+
 echo "== lint and type-check"
 pnpm exec biome check .
 bash scripts/lib/check-doc-pointers.sh
 pnpm -r --workspace-concurrency=2 typecheck
 
 echo "== unit tests"
-unit_status=0
-pnpm exec vitest run --project unit --reporter=default --reporter=json \
-  --outputFile.json="$results_dir/unit.json" || unit_status=$?
+run_vitest_project unit
+unit_status=$run_status
 
 echo "== waiting for the stack"
 if ! wait "$stack_pid"; then
@@ -90,9 +108,8 @@ fi
 tail -n 3 "$stack_log"
 
 echo "== end-to-end tests (real stack)"
-e2e_status=0
-pnpm exec vitest run --project e2e --reporter=default --reporter=json \
-  --outputFile.json="$results_dir/e2e.json" || e2e_status=$?
+run_vitest_project e2e
+e2e_status=$run_status
 
 contract_status=0
 if [ -f scripts/contract-checks.sh ]; then
@@ -113,13 +130,11 @@ if [ "${PDA_TEST_CONTAINERS:-1}" = 1 ]; then
   if [ "$images_status" = 0 ]; then
     # One project at a time: vitest would run the two projects' files side by side on two cores.
     echo "== the CDC e2e files on a testcontainers stack"
-    e2e_containers_status=0
-    pnpm exec vitest run --project e2e-containers --reporter=default --reporter=json \
-      --outputFile.json="$results_dir/e2e-containers.json" || e2e_containers_status=$?
+    run_vitest_project e2e-containers
+    e2e_containers_status=$run_status
     echo "== container tests (docker-compose black box)"
-    compose_status=0
-    pnpm exec vitest run --project containers --reporter=default --reporter=json \
-      --outputFile.json="$results_dir/containers.json" || compose_status=$?
+    run_vitest_project containers
+    compose_status=$run_status
     container_results+=("$results_dir/e2e-containers.json:$e2e_containers_status" "$results_dir/containers.json:$compose_status")
     [ "$e2e_containers_status" = 0 ] && [ "$compose_status" = 0 ] || containers_status=1
   else
@@ -135,6 +150,7 @@ fi
 # One plain closing line for CI, the last line of the run (scripts/lib/summarize-results.ts says
 # what counts): vitest's own summary is per project.
 [ "$containers_status" = 0 ] || echo "test: the container path failed"
+[ "${#reruns[@]}" = 0 ] || echo "test: run once more after their test process died: ${reruns[*]}"
 node scripts/lib/summarize-results.ts "$results_dir/unit.json:$unit_status" "$results_dir/e2e.json:$e2e_status" \
   "step:contract-checks:$contract_status" "${container_results[@]}"
 
