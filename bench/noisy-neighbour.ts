@@ -8,7 +8,8 @@
  *   pnpm --filter @pda/bench exec node noisy-neighbour.ts [--hostile-sites 1000000]
  *     [--victim-sites 10000] [--quiet 30] [--loaded 60] [--shape-seconds 15] [--loops 12]
  *     [--held 40] [--wait 5] [--skip-turns-off] [--skip-caps-off] [--api-cpus 0]
- *     [--also-node-options=--max-semi-space-size=64] [--before-repo /path/to/checkout]
+ *     [--also-node-options=--max-semi-space-size=64] [--also-env API_READ_THREADS=2]
+ *     [--before-repo /path/to/checkout]
  *     [--out results/<file>.md]
  *
  * Inputs: bench/noisy-neighbour-fixture.ts (built once, cached under .data/bench/). Phases, on an
@@ -58,6 +59,7 @@ const { values: args } = parseArgs({
     'skip-caps-off': { type: 'boolean', default: false },
     'api-cpus': { type: 'string' },
     'also-node-options': { type: 'string' },
+    'also-env': { type: 'string', multiple: true },
     'before-repo': { type: 'string' },
     out: { type: 'string' },
   },
@@ -118,6 +120,20 @@ if (args['also-node-options'] !== undefined)
   apis.push({
     label: `turns on, NODE_OPTIONS=${args['also-node-options']}`,
     env: { NODE_OPTIONS: args['also-node-options'] },
+    perShape: false,
+  });
+// A peer api with settings of its own (e.g. "API_READ_THREADS=2"; repeat the option for several).
+const alsoEnv = args['also-env'] ?? [];
+if (alsoEnv.length > 0)
+  apis.push({
+    label: `turns on, ${alsoEnv.join(' ')}`,
+    env: Object.fromEntries(
+      alsoEnv.map((setting) => {
+        const at = setting.indexOf('=');
+        if (at < 1) throw new Error(`--also-env takes NAME=VALUE, not ${setting}`);
+        return [setting.slice(0, at), setting.slice(at + 1)];
+      }),
+    ),
     perShape: false,
   });
 // The peer of a change: the same default api from another checkout (its own `pnpm install`), on

@@ -45,6 +45,8 @@ const fields = z.object({
   // Prepared statements per open file, most recently used first (@pda/projections model/statement-lru.ts).
   API_MAX_STATEMENTS_PER_FILE: positiveInt.max(100_000).default(256),
   API_REOPEN_CHECK_MS: z.coerce.number().int().min(0).default(1_000),
+  // Threads that read list pages off the event loop (read-pool/read-pool.ts); 0 = on the loop.
+  API_READ_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   API_UPDATED_SINCE_OVERLAP_MS: z.coerce.number().int().min(0).default(60_000),
   API_HEALTH_MAX_STALENESS_S: z.coerce.number().positive().optional(),
   API_BUILD_INFO_FILE: z
@@ -147,6 +149,8 @@ export interface Config {
   readonly compressMinBytes: number;
   /** How often (at most) the data dir's identity is checked for a rebuild swap; 0 = every request. */
   readonly reopenCheckMs: number;
+  /** Reader threads for list pages (read-pool/read-pool.ts); 0 = pages are read on the event loop. */
+  readonly readThreads: number;
   /**
    * filter[updated_since] is widened by this much (docs/architecture.md#change-time-and-updated_since):
    * partner clock skew and a change time handed out just before a commit. The contract documents
@@ -321,6 +325,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     maxStatementsPerFile: e.API_MAX_STATEMENTS_PER_FILE,
     compressMinBytes: e.API_COMPRESS_MIN_BYTES,
     reopenCheckMs: e.API_REOPEN_CHECK_MS,
+    readThreads: e.API_READ_THREADS,
     updatedSinceOverlapMs: e.API_UPDATED_SINCE_OVERLAP_MS,
     healthMaxStalenessSeconds: e.API_HEALTH_MAX_STALENESS_S,
     buildInfoFile: e.API_BUILD_INFO_FILE,

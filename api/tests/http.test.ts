@@ -25,10 +25,14 @@ afterAll(async () => {
   f.cleanup();
 });
 
-/** Sends raw bytes, returns status code, headers text and body. */
+/**
+ * Sends raw bytes, returns status code, headers text and body. The socket stays open for writing
+ * (the requests say `Connection: close`): Node's server aborts a request whose client half-closed
+ * before it was answered, which an answer read on a reader thread would not beat.
+ */
 function raw(bytes: Buffer): Promise<{ status: number; head: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     let out = '';
     socket.on('data', (chunk) => {
       out += chunk.toString('utf8');

@@ -50,7 +50,9 @@ describe('in the api', () => {
   beforeAll(async () => {
     f = createFixture();
     app = await testApp(f.dataDir, {
-      env: { API_MAX_IN_PROGRESS_PER_KEY: '8', API_RATE_LIMIT_MAX: '10000' },
+      // Pages read on the loop, each within its turn. Read by reader threads, a key's requests stay
+      // in progress while they wait for a thread, and the cap refuses the excess (read-pool.test.ts).
+      env: { API_MAX_IN_PROGRESS_PER_KEY: '8', API_RATE_LIMIT_MAX: '10000', API_READ_THREADS: '0' },
     });
   });
   afterAll(async () => {

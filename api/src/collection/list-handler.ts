@@ -1,8 +1,9 @@
-import { type KeysetPosition, readPage, readSyncState, type SortKey } from '@pda/projections/read';
+import { type KeysetPosition, readSyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ListOperationId } from '../contract/operation-types.ts';
 import type { TenantHandler } from '../http/contract-route.ts';
 import { pageBytes } from '../http/page-bytes.ts';
+import { type ListPageInput, readListPage } from '../read-pool/list-page-read.ts';
 import type { Resource } from '../resources/resource.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
 import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
@@ -11,7 +12,7 @@ import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './c
 import { requireIncludeScopes } from './include-scopes.ts';
 import { isoMicros } from './iso-micros.ts';
 import { pageUrl } from './links.ts';
-import { JSON_UTF8, selectedDocuments } from './members.ts';
+import { JSON_UTF8 } from './members.ts';
 import { pageLinks } from './page-links.ts';
 
 /**
@@ -44,32 +45,33 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
       : undefined;
     const changedSinceUs = token ? token.watermarkUs + 1 : query.changedSinceUs;
 
-    const handle = app.projections.company(tenant.company.id);
     // A first page that a partner polls: answered 304 from the file's meta row alone when unchanged.
     const conditional = at === undefined && changedSinceUs !== undefined;
     let etag: string | undefined;
     if (conditional) {
-      const state = readSyncState(handle);
+      const state = readSyncState(app.projections.company(tenant.company.id));
       if (token) requireTokenCovered(token, state);
       etag = pageEtag(request, tenant.company.id, state);
       if (ifNoneMatch(request.headers['if-none-match'], etag)) return notModified(app, request, reply, etag);
     }
-    const { page, documents, state } = handle.snapshot(() => {
-      const state = readSyncState(handle);
-      const page = readPage(
-        handle,
-        resource.table,
-        {
-          sort: query.sort.keys,
-          limit: query.limit,
-          direction: at?.direction ?? 'after',
-          position: at?.position,
-          changedSinceUs,
-        },
-        resource.pageColumns(query.sort.keys),
-      );
-      return { page, documents: resource.documents(handle, page.rows, query.include), state };
-    });
+    const input: ListPageInput = {
+      companyId: tenant.company.id,
+      resource: resource.name,
+      request: {
+        sort: query.sort.keys,
+        limit: query.limit,
+        direction: at?.direction ?? 'after',
+        position: at?.position,
+        changedSinceUs,
+      },
+      include: [...query.include],
+      fields: query.fields && [...query.fields],
+    };
+    // On a reader thread when there are some (read-pool/), else here on the loop: the same read.
+    const read = app.readPool
+      ? await app.readPool.listPage(tenant.key.id, input)
+      : readListPage(app.projections, input);
+    const { state } = read;
     if (token) requireTokenCovered(token, state);
     // Where this walk started: read by its first page, carried by its cursors to its last.
     const walk = at ? at.walk : walkStart(state);
@@ -86,10 +88,11 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
       ]);
     const { next, prev } = pageLinks({
       at,
-      rows: page.rows,
-      hasMore: page.hasMore,
-      reached: page.reached,
-      positionOf: (row: object) => keysetPosition(row, query.sort.keys),
+      // pageLinks reads only the first and the last row's position.
+      rows: read.first && read.last ? [read.first, read.last] : [],
+      hasMore: read.hasMore,
+      reached: read.reached,
+      positionOf: (position: KeysetPosition) => position,
       link: (position) => link(position && signCursor(secret, binding, { ...position, walk })),
     });
     const sync = next === null && walk !== undefined ? signSyncToken(secret, syncBinding, walk) : undefined;
@@ -101,15 +104,9 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
     if (etag !== undefined) privatePage(reply, pageEtag(request, tenant.company.id, state));
     // The stored documents are the response's bytes: written into the envelope, not re-serialised.
     reply.type(JSON_UTF8);
-    return pageBytes(
-      '{"data":[',
-      selectedDocuments(documents, query.fields, query.include),
-      `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`,
-    );
+    const head = '{"data":[';
+    const tail = `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+    if ('documents' in read) return pageBytes(head, read.documents, tail);
+    return Buffer.concat([Buffer.from(head), read.data, Buffer.from(tail)]);
   };
-}
-
-function keysetPosition(row: object, keys: readonly SortKey[]): KeysetPosition {
-  const values = row as Record<string, unknown>;
-  return keys.map((key) => String(values[key.column]));
 }

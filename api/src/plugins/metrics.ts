@@ -23,8 +23,29 @@ export default fp(
     let failureLogged = false;
     const metrics = createMetrics(
       {
-        companyFiles: () => app.projections.counts(),
-        statements: () => app.projections.statements(),
+        // The loop's handles and the reader threads' (read-pool/) together.
+        companyFiles: () => {
+          const loop = app.projections.counts();
+          const threads = app.readPool?.counts().companyFiles;
+          if (!threads) return loop;
+          return {
+            hits: loop.hits + threads.hits,
+            misses: loop.misses + threads.misses,
+            evictions: loop.evictions + threads.evictions,
+            open: loop.open + threads.open,
+            max: loop.max + threads.max,
+          };
+        },
+        statements: () => {
+          const loop = app.projections.statements();
+          const threads = app.readPool?.counts();
+          if (!threads) return loop;
+          return {
+            held: loop.held + threads.statementsHeld,
+            evicted: loop.evicted + threads.statementsEvicted,
+            maxPerFile: loop.maxPerFile,
+          };
+        },
         stalenessSeconds: () => projectionsHealth(app.projections, app.clock(), undefined).stalenessSeconds,
       },
       (error) => {

@@ -3,11 +3,14 @@ import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 import { API_DESCRIPTOR_RESERVE } from '../http/descriptor-plan.ts';
 import { ProjectionFiles } from '../projections/projection-files.ts';
+import { ReadPool } from '../read-pool/read-pool.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Read-only projection handles (control + LRU of company files). */
     projections: ProjectionFiles;
+    /** Reader threads for list pages; undefined when API_READ_THREADS is 0 (read on the loop). */
+    readPool: ReadPool | undefined;
   }
 }
 
@@ -22,8 +25,11 @@ export default fp(
         'API_MAX_OPEN_COMPANIES needs more file descriptors than the limit allows (3 per file): cut to fit; raise the limit (ulimit -n, LimitNOFILE) to keep more files open',
       );
     }
+    // Each reader thread keeps handles of its own: the descriptor bound is shared with them.
+    const threads = config.readThreads;
+    const maxOpenCompanies = Math.max(1, Math.floor(bound.max / (threads + 1)));
     const files = new ProjectionFiles(config.dataDir, {
-      maxOpenCompanies: bound.max,
+      maxOpenCompanies,
       maxStatementsPerFile: config.maxStatementsPerFile,
       reopenCheckMs: config.reopenCheckMs,
       now: options.now,
@@ -39,7 +45,24 @@ export default fp(
       },
     });
     app.decorate('projections', files);
-    app.addHook('onClose', async () => files.close());
+    const readPool =
+      threads === 0
+        ? undefined
+        : new ReadPool({
+            threads,
+            thread: {
+              dataDir: config.dataDir,
+              maxOpenCompanies,
+              maxStatementsPerFile: config.maxStatementsPerFile,
+              reopenCheckMs: config.reopenCheckMs,
+            },
+            log: (level, fields, message) => app.log[level](fields, message),
+          });
+    app.decorate('readPool', readPool);
+    app.addHook('onClose', async () => {
+      await readPool?.close();
+      files.close();
+    });
   },
   { name: 'pda-projections', fastify: '5.x' },
 );

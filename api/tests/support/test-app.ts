@@ -19,6 +19,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     // unless they are cut: tests that are not about closing cut them at once; drain.test.ts sets
     // its own.
     API_DRAIN_TIMEOUT_MS: '0',
+    // The whole suite once more with list pages read by reader threads (api/README.md, "Reader threads").
+    ...(process.env.PDA_TEST_API_READ_THREADS && { API_READ_THREADS: process.env.PDA_TEST_API_READ_THREADS }),
     ...env,
   });
 }
