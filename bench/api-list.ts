@@ -5,6 +5,7 @@
  *
  *   pnpm --filter @pda/bench exec node api-list.ts [--sites 1000000] [--page 20000] [--limit 50]
  *     [--connections 10] [--duration 10] [--warmup 3] [--rate 1000] [--no-pg]
+ *     [--also-env API_READ_THREADS=2] [--out results/<file>.md]
  *
  * Builds (once, cached under .data/bench/) a projection file with one company of N sites, starts the
  * api on it in its own process, follows links to the deep page's cursor, then measures with
@@ -40,8 +41,18 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     rate: { type: 'string', default: '1000' },
     'no-pg': { type: 'boolean', default: false },
+    // A peer api with settings of its own (NAME=VALUE, repeatable), measured on the same pages.
+    'also-env': { type: 'string', multiple: true },
+    out: { type: 'string' },
   },
 });
+const alsoEnv: Record<string, string> = Object.fromEntries(
+  (args['also-env'] ?? []).map((setting) => {
+    const at = setting.indexOf('=');
+    if (at < 1) throw new Error(`--also-env takes NAME=VALUE, not ${setting}`);
+    return [setting.slice(0, at), setting.slice(at + 1)];
+  }),
+);
 const sites = Number(args.sites);
 const page = Number(args.page);
 const limit = Number(args.limit);
@@ -71,10 +82,12 @@ const rows: Measurement[] = [];
 const notes: string[] = [];
 let pgLoadSeconds: number | undefined;
 
-try {
+// One cursor secret for every api of the run: the deep page's cursor is valid on each.
+const cursorSecret = randomBytes(32).toString('hex');
+async function startApi(name: string, env: Record<string, string>): Promise<Server> {
   const apiPort = await freePort();
   const api = await startServer(
-    'api',
+    name,
     join(repo, 'api', 'src', 'main.ts'),
     apiPort,
     {
@@ -82,13 +95,19 @@ try {
       API_HOST: '127.0.0.1',
       API_PORT: String(apiPort),
       API_PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
-      API_CURSOR_SECRET: randomBytes(32).toString('hex'),
+      API_CURSOR_SECRET: cursorSecret,
       API_RATE_LIMIT_MAX: '1000000000',
       API_LOG_LEVEL: 'warn',
+      ...env,
     },
     answersHealth,
   );
   servers.push(api);
+  return api;
+}
+
+try {
+  const api = await startApi('api', {});
 
   log(`following links to page ${page}`);
   const walk = await walkToPage(api.base, auth, page, limit);
@@ -136,6 +155,46 @@ try {
     );
   } else {
     notes.push('wrk rows skipped: wrk is not installed (apt-get install wrk).');
+  }
+
+  if (Object.keys(alsoEnv).length > 0) {
+    // The peer api after the default one, on the same pages (its own base URL, the same cursor).
+    const label = Object.entries(alsoEnv)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+    const peerApi = await startApi(`api ${label}`, alsoEnv);
+    const deepUrl = walk.url.replace(api.base, peerApi.base);
+    log(`measuring the api with ${label}`);
+    rows.push(await measure(`api ${label}: list page 1`, `${peerApi.base}/v1/sites?limit=${limit}`, auth, load));
+    rows.push(await measure(`api ${label}: list page ${page}`, deepUrl, auth, load));
+    rows.push(
+      await measure(
+        `api ${label}: list page 1 include=contacts`,
+        `${peerApi.base}/v1/sites?limit=${limit}&include=contacts`,
+        auth,
+        load,
+      ),
+    );
+    rows.push(
+      await measure(
+        `api ${label}: list page 1 at ${paced.rate} req/s`,
+        `${peerApi.base}/v1/sites?limit=${limit}`,
+        auth,
+        paced,
+      ),
+    );
+    if (withWrk) {
+      rows.push(
+        await measurePacedWithWrk(
+          `api ${label}: list page 1 at ${paced.rate} req/s (wrk)`,
+          `${peerApi.base}/v1/sites?limit=${limit}`,
+          auth,
+          paced,
+        ),
+      );
+    }
+    await peerApi.stop();
+    servers.splice(servers.indexOf(peerApi), 1);
   }
 
   const pgEnv = readStackEnv();
@@ -225,7 +284,7 @@ try {
     rows,
   );
   mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
-  const out = join(import.meta.dirname, 'results', `api-${date}.md`);
+  const out = args.out ?? join(import.meta.dirname, 'results', `api-${date}.md`);
   writeFileSync(out, report);
   process.stdout.write(report);
   log(`written to ${out}`);

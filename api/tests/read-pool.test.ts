@@ -1,4 +1,5 @@
-import { ProjectionError } from '@pda/projections/model';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { companyPath, ProjectionError } from '@pda/projections/model';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionFiles } from '../src/projections/projection-files.ts';
@@ -47,9 +48,9 @@ describe('reader threads', () => {
     const input = sitesPage(COMPANY.A, 3, ['name']);
     const onLoop = readListPage(files, input);
     files.close();
-    const inThread = await pool(1).listPage('key-a', input);
+    const inThread = await pool(1).read('key-a', 'list', input);
     expect(inThread.count).toBe(3);
-    expect(Buffer.from(inThread.data).toString('utf8')).toBe(onLoop.documents.join(','));
+    expect(Buffer.from(inThread.data).toString('utf8')).toBe(onLoop.items.join(','));
     expect([inThread.first, inThread.last, inThread.hasMore, inThread.state]).toEqual([
       onLoop.first,
       onLoop.last,
@@ -60,7 +61,7 @@ describe('reader threads', () => {
 
   it('rebuild a ProjectionError on the loop (a missing company file is a 503 there, not a 500)', async () => {
     const error = await pool(1)
-      .listPage('key-a', sitesPage('00000000-0000-4000-8000-00000000dead'))
+      .read('key-a', 'list', sitesPage('00000000-0000-4000-8000-00000000dead'))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProjectionError);
     expect((error as ProjectionError).code).toBeTypeOf('string');
@@ -71,9 +72,9 @@ describe('reader threads', () => {
     const order: string[] = [];
     const reads: Promise<unknown>[] = [];
     for (let index = 0; index < 6; index++) {
-      reads.push(p.listPage('hostile', sitesPage(COMPANY.A, 50)).then(() => order.push('hostile')));
+      reads.push(p.read('hostile', 'list', sitesPage(COMPANY.A, 50)).then(() => order.push('hostile')));
     }
-    reads.push(p.listPage('victim', sitesPage(COMPANY.B, 1)).then(() => order.push('victim')));
+    reads.push(p.read('victim', 'list', sitesPage(COMPANY.B, 1)).then(() => order.push('victim')));
     await Promise.all(reads);
     // The first hostile read took the thread before the victim's arrived; the victim's is next.
     expect(order.indexOf('victim')).toBe(1);
@@ -81,10 +82,10 @@ describe('reader threads', () => {
 
   it('keep one thread for other keys: one key holds at most threads - 1', async () => {
     const p = pool(2);
-    const hostile = Array.from({ length: 8 }, () => p.listPage('hostile', sitesPage(COMPANY.A, 50)));
+    const hostile = Array.from({ length: 8 }, () => p.read('hostile', 'list', sitesPage(COMPANY.A, 50)));
     // Both threads idle, eight hostile reads queued: only one runs, the other thread stays free.
     expect(p.waiting).toBe(7);
-    const victim = p.listPage('victim', sitesPage(COMPANY.B, 1));
+    const victim = p.read('victim', 'list', sitesPage(COMPANY.B, 1));
     expect(p.waiting).toBe(7);
     await Promise.all([...hostile, victim]);
     expect(p.waiting).toBe(0);
@@ -93,7 +94,7 @@ describe('reader threads', () => {
   it('refuse reads once closed', async () => {
     const p = pool(1);
     await p.close();
-    await expect(p.listPage('key-a', sitesPage(COMPANY.A))).rejects.toThrow('closed');
+    await expect(p.read('key-a', 'list', sitesPage(COMPANY.A))).rejects.toThrow('closed');
   });
 });
 
@@ -117,6 +118,8 @@ describe('an api with reader threads', () => {
         '/v1/sites?limit=2&sort=-created_at&fields[sites]=name',
         '/v1/equipment?include=category&limit=3',
         '/v1/sites?filter[updated_since]=2000-01-01T00:00:00Z&limit=2',
+        '/v1/changes?limit=3',
+        '/v1/changes?limit=2&filter[type]=sites,equipment&include[equipment]=category',
       ]) {
         const [a, b] = await Promise.all(
           [app, onLoop].map((api) => api.inject({ url, headers: bearer(f.keys.a) })),
@@ -146,5 +149,30 @@ describe('an api with reader threads', () => {
     expect(answers.filter((a) => a.status !== 200)).toEqual(
       Array.from({ length: 40 - served }, () => ({ status: 429, code: 'too_many_requests_in_progress' })),
     );
+  });
+});
+
+describe('a company file damaged under a reader thread', () => {
+  it('is a 503 problem from the thread, never a 500, and the other companies are served', async () => {
+    const damaged = createFixture();
+    const app = await testApp(damaged.dataDir, { env: { API_READ_THREADS: '1' } });
+    try {
+      const sites = (key: string) => app.inject({ url: '/v1/sites', headers: bearer(key) });
+      expect((await sites(damaged.keys.a)).statusCode).toBe(200);
+      const path = companyPath(damaged.dataDir, COMPANY.A);
+      const size = statSync(path).size;
+      const fd = openSync(path, 'r+');
+      writeSync(fd, Buffer.alloc(size, 0x5a), 0, size, 0);
+      closeSync(fd);
+      for (let i = 0; i < 3; i++) {
+        const response = await sites(damaged.keys.a);
+        expect(response.statusCode).toBe(503);
+        expect(response.json().code).toBe('service_unavailable');
+      }
+      expect((await sites(damaged.keys.b)).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      damaged.cleanup();
+    }
   });
 });

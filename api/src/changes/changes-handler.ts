@@ -1,24 +1,19 @@
-import {
-  type ChangePosition,
-  type ChangesRowsPage,
-  FEED_START,
-  type PageTable,
-  type ReadHandle,
-  readChangesWithRows,
-  readSyncState,
-  type SyncState,
-} from '@pda/projections/read';
-import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
+import { type ChangePosition, FEED_START, type SyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from '../collection/cursor.ts';
-import { isoMicros } from '../collection/iso-micros.ts';
 import { pageUrl } from '../collection/links.ts';
 import { JSON_UTF8 } from '../collection/members.ts';
-import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
+import { CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
 import type { TenantHandler } from '../http/contract-route.ts';
-import { pageBytes } from '../http/page-bytes.ts';
-import { requireTokenCovered, verifySyncToken } from '../sync/sync-token.ts';
-import { parseChangesQuery, resourceOf, syncTokenTypes } from './changes-query.ts';
+import { pageResponse } from '../http/page-bytes.ts';
+import {
+  type ChangesPageInput,
+  type ChangesPageRead,
+  readChangesPage,
+} from '../read-pool/changes-page-read.ts';
+import type { ChangesPageBytes } from '../read-pool/reader-protocol.ts';
+import { verifySyncToken } from '../sync/sync-token.ts';
+import { parseChangesQuery, syncTokenTypes } from './changes-query.ts';
 import type { HeldRequests } from './held-requests.ts';
 
 /**
@@ -35,10 +30,6 @@ import type { HeldRequests } from './held-requests.ts';
  * past both p + 1 and F. Tombstones below F that are gone belong to deletes before the walk began,
  * of rows it never listed.
  */
-
-const TABLE_TYPES = new Map<string, ResourceName>(
-  RESOURCE_NAMES.map((name) => [RESOURCES[name].table, name]),
-);
 
 /** Cursor binding resource: no resource of the registry can be named like this. */
 const FEED = 'changes';
@@ -68,21 +59,22 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
       position = changePosition(at.position);
       walk = { generation: at.walk.generation, floorUs: at.walk.watermarkUs };
     }
-    const tables = types.map((name) => RESOURCES[name].table as PageTable);
-    const columns = types.map((name) => resourceOf(name).itemColumns);
-
-    const read = () => {
-      const handle = app.projections.company(companyId);
-      return handle.snapshot(() => {
-        const state = readSyncState(handle);
-        requireCovered(walk, position, state);
-        const page = readChangesWithRows(handle, { tables, after: position, limit: query.limit, columns });
-        return { state, page, items: itemsOf(handle, page, query.include) };
-      });
+    const input: ChangesPageInput = {
+      companyId,
+      types,
+      position,
+      limit: query.limit,
+      include: [...query.include].map(([type, names]) => [type, [...names]] as const),
+      walk,
     };
-    let result = read();
+    // On a reader thread when there are some (read-pool/), else here on the loop: the same read.
+    const read = () =>
+      app.readPool
+        ? app.readPool.read(tenant.key.id, 'changes', input)
+        : Promise.resolve(readChangesPage(app.projections, input));
+    let result = await read();
     // An empty page that stopped at its budget (has_more) is answered at once: it is not caught up.
-    if (result.page.rows.length === 0 && !result.page.hasMore && query.waitS > 0 && !held.closing) {
+    if (isEmpty(result) && !result.hasMore && query.waitS > 0 && !held.closing) {
       // The key's share of held requests first (429 beyond it: plugins/fair-shares.ts), then the
       // process's (503): a key at its share is refused alone, not everyone once the process is full.
       const share = app.fairShares.hold(request);
@@ -95,12 +87,12 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
         reply.raw.once('close', onClose);
         try {
           const deadline = Date.now() + query.waitS * 1000;
-          while (result.page.rows.length === 0 && !result.page.hasMore) {
+          while (isEmpty(result) && !result.hasMore) {
             const left = deadline - Date.now();
             if (left <= 0) break;
             const outcome = await held.wait(companyId, markOf(result.state), left, gone.signal);
             if (outcome !== 'changed') break;
-            result = read();
+            result = await read();
           }
         } finally {
           reply.raw.removeListener('close', onClose);
@@ -110,12 +102,10 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
         share.release();
       }
     }
-    const { state, page, items } = result;
+    const { state } = result;
     const floorUs = walk?.floorUs ?? state.tombstonesSinceUs;
-    const last = page.rows[page.rows.length - 1];
     // A page that stopped short at its budget continues after the last tombstone it passed.
-    const nextPosition =
-      page.reached ?? (last ? { changedUs: last.changedUs, table: last.table, id: last.id } : position);
+    const nextPosition = result.reached ?? result.last ?? position;
     const next = signCursor(app.config.cursorSecret, binding, {
       direction: 'after',
       position: [String(nextPosition.changedUs), nextPosition.table, nextPosition.id],
@@ -135,87 +125,22 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
       self: link(query.cursor, query.syncToken),
       next: link(next, undefined),
     };
-    const meta = { page: { limit: query.limit, has_more: page.hasMore } };
+    const meta = { page: { limit: query.limit, has_more: result.hasMore } };
     reply.type(JSON_UTF8);
-    return pageBytes(
+    return pageResponse(
       '{"data":[',
-      items,
+      result,
       `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`,
     );
   };
 }
 
-/** `{"op":"<op>","type":"<type>","id":` of each op and table: the fixed start of an item. */
-const ITEM_HEADS = new Map<string, string>(
-  [...TABLE_TYPES].flatMap(([table, type]) =>
-    (['upsert', 'delete'] as const).map((op) => [`${op}:${table}`, `{"op":"${op}","type":"${type}","id":`]),
-  ),
-);
-const NO_INCLUDE: ReadonlySet<string> = new Set();
-
-/**
- * The JSON text of each change, upserts with their document: the rows read with the keys
- * (readChangesWithRows), each table's through its resource's documents (its includes embedded).
- */
-function itemsOf(
-  handle: ReadHandle,
-  page: ChangesRowsPage,
-  include: ReadonlyMap<ResourceName, ReadonlySet<string>>,
-): string[] {
-  const { rows, records } = page;
-  const byTable = new Map<PageTable, Record<string, unknown>[]>();
-  for (let index = 0; index < rows.length; index++) {
-    const record = records[index];
-    if (record === undefined) continue;
-    const list = byTable.get(rows[index]!.table);
-    if (list) list.push(record);
-    else byTable.set(rows[index]!.table, [record]);
-  }
-  const documents = new Map<PageTable, { texts: string[]; next: number }>();
-  for (const [table, list] of byTable) {
-    const type = TABLE_TYPES.get(table)!;
-    const texts = resourceOf(type).documents(handle, list, include.get(type) ?? NO_INCLUDE);
-    documents.set(table, { texts, next: 0 });
-  }
-  const items = new Array<string>(rows.length);
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index]!;
-    const head = `${ITEM_HEADS.get(`${row.op}:${row.table}`)}${JSON.stringify(row.id)},"changed_at":"${isoMicros(row.changedUs)}"`;
-    if (row.op === 'delete') {
-      items[index] = `${head}}`;
-      continue;
-    }
-    const table = documents.get(row.table)!;
-    items[index] = `${head},"data":${table.texts[table.next++]}}`;
-  }
-  return items;
+function isEmpty(read: ChangesPageRead | ChangesPageBytes): boolean {
+  return 'items' in read ? read.items.length === 0 : read.count === 0;
 }
 
 function markOf(state: SyncState) {
   return { generation: state.generation, lastChangedUs: state.lastChangedUs };
-}
-
-/**
- * 410 unless the file can still list every change after the position: the walk's generation, and
- * the tombstones that may matter to it still kept (see the floor above).
- */
-function requireCovered(
-  walk: { generation: number; floorUs: number } | undefined,
-  position: ChangePosition,
-  state: SyncState,
-): void {
-  if (walk === undefined) return;
-  if (walk.generation !== state.generation) {
-    requireTokenCovered({ generation: walk.generation, watermarkUs: position.changedUs }, state);
-  }
-  const horizon = state.tombstonesSinceUs;
-  if (horizon > position.changedUs + 1 && horizon > walk.floorUs) {
-    throw new ApiError(
-      'sync_window_expired',
-      `Deletions of this company are kept since ${isoMicros(horizon)}; this position is older, so the feed ` +
-        'could miss deletions after it. Start the feed again from its beginning (no cursor).',
-    );
-  }
 }
 
 /**

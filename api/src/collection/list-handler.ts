@@ -2,7 +2,7 @@ import { type KeysetPosition, readSyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ListOperationId } from '../contract/operation-types.ts';
 import type { TenantHandler } from '../http/contract-route.ts';
-import { pageBytes } from '../http/page-bytes.ts';
+import { pageResponse } from '../http/page-bytes.ts';
 import { type ListPageInput, readListPage } from '../read-pool/list-page-read.ts';
 import type { Resource } from '../resources/resource.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
@@ -69,7 +69,7 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
     };
     // On a reader thread when there are some (read-pool/), else here on the loop: the same read.
     const read = app.readPool
-      ? await app.readPool.listPage(tenant.key.id, input)
+      ? await app.readPool.read(tenant.key.id, 'list', input)
       : readListPage(app.projections, input);
     const { state } = read;
     if (token) requireTokenCovered(token, state);
@@ -106,7 +106,6 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
     reply.type(JSON_UTF8);
     const head = '{"data":[';
     const tail = `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
-    if ('documents' in read) return pageBytes(head, read.documents, tail);
-    return Buffer.concat([Buffer.from(head), read.data, Buffer.from(tail)]);
+    return pageResponse(head, read, tail);
   };
 }

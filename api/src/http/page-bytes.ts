@@ -25,3 +25,16 @@ export function pageBytes(head: string, items: readonly string[], tail: string):
   if (at !== size) throw new Error(`page bytes: wrote ${at} of ${size}`);
   return bytes;
 }
+
+/**
+ * A page's response from its read: the items' texts (read on the event loop) or the bytes a reader
+ * thread joined them into (read-pool/), between the envelope's head and tail.
+ */
+export function pageResponse(
+  head: string,
+  read: { readonly items: readonly string[] } | { readonly data: Uint8Array },
+  tail: string,
+): Buffer {
+  if ('items' in read) return pageBytes(head, read.items, tail);
+  return Buffer.concat([Buffer.from(head), read.data, Buffer.from(tail)]);
+}

@@ -26,7 +26,7 @@ export interface ListPageInput {
 
 export interface ListPageRead {
   /** The records' JSON texts, fields applied, in page order. */
-  readonly documents: readonly string[];
+  readonly items: readonly string[];
   /** Sort keys of the page's first and last rows (the cursors need no other row). */
   readonly first: KeysetPosition | undefined;
   readonly last: KeysetPosition | undefined;
@@ -55,7 +55,7 @@ export function readListPage(files: ProjectionFiles, input: ListPageInput): List
     const position = (row: Record<string, unknown> | undefined) =>
       row && input.request.sort.map((key) => String(row[key.column]));
     return {
-      documents: selectedDocuments(documents, input.fields && new Set(input.fields), include),
+      items: selectedDocuments(documents, input.fields && new Set(input.fields), include),
       first: position(rows[0]),
       last: position(rows[rows.length - 1]),
       hasMore: page.hasMore,

@@ -1,17 +1,18 @@
 import { Worker } from 'node:worker_threads';
 import type { CompanyFileCounts } from '../projections/projection-files.ts';
-import type { ListPageInput } from './list-page-read.ts';
 import { fromWire } from './reader-errors.ts';
 import type {
-  ListPageBytes,
+  ReadBytes,
   ReaderCounts,
   ReaderJob,
   ReaderMessage,
+  ReaderReads,
   ReaderThreadData,
+  ReadKind,
 } from './reader-protocol.ts';
 
 /**
- * Page reads off the event loop (api/README.md, "Reader threads"; issue 34): `threads` worker
+ * Page reads (list pages and the change feed's) off the event loop (api/README.md, "Reader threads"; issue 34): `threads` worker
  * threads, each with its own read-only handles, one read at a time. The loop keeps the HTTP work
  * (parsing, auth, links, writing); a page's SQLite read and its garbage go to a thread.
  *
@@ -29,7 +30,7 @@ export interface ReadPoolOptions {
 interface Job {
   readonly key: string;
   readonly message: ReaderJob;
-  resolve(value: ListPageBytes): void;
+  resolve(value: ReadBytes<ReadKind>): void;
   reject(error: Error): void;
 }
 
@@ -62,11 +63,16 @@ export class ReadPool {
     for (let index = 0; index < options.threads; index++) this.#threads.push(this.#start());
   }
 
-  /** Reads one list page in a thread, in `key`'s turn. */
-  listPage(key: string, input: ListPageInput): Promise<ListPageBytes> {
+  /** Reads one page in a thread, in `key`'s turn. */
+  read<K extends ReadKind>(key: string, kind: K, input: ReaderReads[K]['input']): Promise<ReadBytes<K>> {
     if (this.#closed) return Promise.reject(new Error('the read pool is closed'));
-    return new Promise((resolve, reject) => {
-      const job: Job = { key, message: { id: this.#nextId++, input }, resolve, reject };
+    return new Promise<ReadBytes<K>>((resolve, reject) => {
+      const job: Job = {
+        key,
+        message: { id: this.#nextId++, kind, input },
+        resolve: resolve as (value: ReadBytes<ReadKind>) => void,
+        reject,
+      };
       const queue = this.#waiting.get(key);
       if (queue) queue.push(job);
       else this.#waiting.set(key, [job]);

@@ -1,6 +1,7 @@
 import type { ProjectionErrorCode } from '@pda/projections/model';
 import type { ErrorCode, ParameterError } from '../http/api-error.ts';
 import type { CompanyFileCounts } from '../projections/projection-files.ts';
+import type { ChangesPageInput, ChangesPageRead } from './changes-page-read.ts';
 import type { ListPageInput, ListPageRead } from './list-page-read.ts';
 
 /**
@@ -17,15 +18,26 @@ export interface ReaderThreadData {
   readonly reopenCheckMs: number;
 }
 
-export interface ReaderJob {
-  readonly id: number;
-  readonly input: ListPageInput;
+/** The reads a thread does: each kind's input and what it reads on the loop. */
+export interface ReaderReads {
+  readonly list: { readonly input: ListPageInput; readonly read: ListPageRead };
+  readonly changes: { readonly input: ChangesPageInput; readonly read: ChangesPageRead };
 }
+export type ReadKind = keyof ReaderReads;
 
-/** A page read in a thread: its documents as one buffer of UTF-8 texts joined by commas, transferred. */
-export interface ListPageBytes extends Omit<ListPageRead, 'documents'> {
+/** A page read in a thread: its items as one buffer of UTF-8 texts joined by commas, transferred. */
+export type PageBytes<R extends { readonly items: readonly string[] }> = Omit<R, 'items'> & {
   readonly data: Uint8Array;
   readonly count: number;
+};
+export type ReadBytes<K extends ReadKind> = PageBytes<ReaderReads[K]['read']>;
+export type ListPageBytes = ReadBytes<'list'>;
+export type ChangesPageBytes = ReadBytes<'changes'>;
+
+export interface ReaderJob {
+  readonly id: number;
+  readonly kind: ReadKind;
+  readonly input: ReaderReads[ReadKind]['input'];
 }
 
 export type WireError =
@@ -56,7 +68,7 @@ export type ReaderMessage =
   | {
       readonly type: 'done';
       readonly id: number;
-      readonly value: ListPageBytes;
+      readonly value: ReadBytes<ReadKind>;
       readonly counts: ReaderCounts;
     }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError; readonly counts: ReaderCounts }

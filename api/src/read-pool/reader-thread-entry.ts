@@ -2,14 +2,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { classifyFault } from '@pda/projections/model';
 import { pageBytes } from '../http/page-bytes.ts';
 import { ProjectionFiles } from '../projections/projection-files.ts';
-import { readListPage } from './list-page-read.ts';
+import { type ChangesPageInput, readChangesPage } from './changes-page-read.ts';
+import { type ListPageInput, readListPage } from './list-page-read.ts';
 import { toWire } from './reader-errors.ts';
 import type {
-  ListPageBytes,
+  ReadBytes,
   ReaderCounts,
   ReaderJob,
   ReaderMessage,
   ReaderThreadData,
+  ReadKind,
 } from './reader-protocol.ts';
 
 /**
@@ -60,14 +62,23 @@ function counts(): ReaderCounts {
   };
 }
 
+function readOf(job: ReaderJob): { readonly items: readonly string[] } {
+  switch (job.kind) {
+    case 'list':
+      return readListPage(files, job.input as ListPageInput);
+    case 'changes':
+      return readChangesPage(files, job.input as ChangesPageInput);
+  }
+}
+
 port.on('message', (job: ReaderJob) => {
   try {
-    const { documents, ...read } = readListPage(files, job.input);
-    const value: ListPageBytes = {
+    const { items, ...read } = readOf(job);
+    const value = {
       ...read,
-      data: ownBuffer(pageBytes('', documents, '')),
-      count: documents.length,
-    };
+      data: ownBuffer(pageBytes('', items, '')),
+      count: items.length,
+    } as ReadBytes<ReadKind>;
     post({ type: 'done', id: job.id, value, counts: counts() }, [value.data.buffer as ArrayBuffer]);
   } catch (error) {
     // As the loop's error handler does (plugins/problems.ts): a query that met a damaged file
