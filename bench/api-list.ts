@@ -97,7 +97,12 @@ async function startApi(name: string, env: Record<string, string>): Promise<Serv
       API_PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
       API_CURSOR_SECRET: cursorSecret,
       API_RATE_LIMIT_MAX: '1000000000',
+      // Throughput of one key over 10 connections: its fair shares (8 in progress) out of the way too.
+      API_MAX_IN_PROGRESS_PER_KEY: '0',
+      API_MAX_IN_PROGRESS_PER_COMPANY: '0',
       API_LOG_LEVEL: 'warn',
+      // Two apis may run at once (the peer of --also-env): each its own admin port.
+      API_ADMIN_PORT: '0',
       ...env,
     },
     answersHealth,
