@@ -592,12 +592,12 @@ describe('deletions', () => {
           );
         }
         plans.push(
-          `${backward ? 'before' : 'after'}${hasPosition ? ' from a position' : ''}, stretch end: ${explain(stretchEndSql(backward, hasPosition), { since: 0, skip: 5, ...position })}`,
+          `${backward ? 'before' : 'after'}${hasPosition ? ' from a position' : ''}, stretch end: ${explain(stretchEndSql({ backward, hasPosition, since: true }), { since: 0, skip: 5, ...position })}`,
         );
       }
     }
     plans.push(
-      `the change feed's, stretch end: ${explain(stretchEndSql(false, true, false), { skip: 5, pc: 1, pt: 'sites', pi: 'x' })}`,
+      `the change feed's, stretch end: ${explain(stretchEndSql({ backward: false, hasPosition: true, since: false }), { skip: 5, pc: 1, pt: 'sites', pi: 'x' })}`,
     );
     const index = 'SEARCH tombstones USING COVERING INDEX tombstones_by_changed';
     expect(plans).toEqual([

@@ -155,7 +155,11 @@ export function readTombstones(
     from: after,
     boundary: (from, skip) => {
       const end = handle
-        .statement('changes:tombstones-stretch-end', () => stretchEndSql(false, true, false), { raw: true })
+        .statement(
+          'changes:tombstones-stretch-end',
+          () => stretchEndSql({ backward: false, hasPosition: true, since: false }),
+          { raw: true },
+        )
         .get({ pc: from!.changedUs, pt: from!.table, pi: from!.id, skip }) as
         | [number, string, string]
         | undefined;

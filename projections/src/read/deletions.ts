@@ -68,7 +68,7 @@ export function readDeletions(handle: ReadHandle, request: DeletionsRequest): De
       const end = handle
         .statement(
           `deletions-stretch-end:${request.direction}:${from !== undefined}`,
-          () => stretchEndSql(backward, from !== undefined),
+          () => stretchEndSql({ backward, hasPosition: from !== undefined, since: true }),
           { raw: true },
         )
         .get({ since: request.sinceUs, skip, ...positionParams('p', from) }) as
@@ -143,12 +143,20 @@ export function deletionsSql(
     ORDER BY "_changed_us" ${direction}, "table_name" ${direction}, "id" ${direction} LIMIT @limit`;
 }
 
+/** Which stretch-end statement: the scan's direction, whether it starts at a position, and whether it has a since. */
+export interface StretchEnd {
+  readonly backward: boolean;
+  readonly hasPosition: boolean;
+  /** `@since` bounds it (the deletions feed); the change feed's tombstones have none. */
+  readonly since: boolean;
+}
+
 /**
  * Where a stretch of a tombstones scan ends: `@skip` tombstones on from the position, of any table
- * — of the deletions feed (from `@since`) and of the change feed's tombstones (`since: false`,
- * always from a position). Exported for the plan tests.
+ * — of the deletions feed (from `@since`) and of the change feed's tombstones (no since, always
+ * from a position). Exported for the plan tests.
  */
-export function stretchEndSql(backward: boolean, hasPosition: boolean, since = true): string {
+export function stretchEndSql({ backward, hasPosition, since }: StretchEnd): string {
   const where: string[] = [];
   if (since) where.push(hasPosition && !backward ? `+"_changed_us" >= @since` : `"_changed_us" >= @since`);
   if (hasPosition) where.push(`("_changed_us", "table_name", "id") ${backward ? '<' : '>'} (@pc, @pt, @pi)`);
