@@ -95,4 +95,55 @@ if [ "$st_status" != 0 ]; then
   exit 1
 fi
 sed -n '/SUMMARY/,$p' "$work/schemathesis.log" | plain_banners
+
+# The fair-shares pass: a second api on the same files whose per-key in-progress cap is 1 and
+# whose pages are read by a reader thread, six Schemathesis workers at once (valid data only),
+# and every third GET /v1/sites steered to a since page past every change with limit=1 on a
+# company larger than the scan budget (scripts/lib/contract-schemathesis-hooks.py). The hooks
+# count what the api answered; both documented answers must have been seen and judged.
+fair_port=$(free_port)
+fair_api="http://127.0.0.1:$fair_port"
+echo "== Schemathesis, fair-shares pass: $fair_api with API_MAX_IN_PROGRESS_PER_KEY=1, API_READ_THREADS=1, 6 workers"
+# The overlap is 0 so that the since below matches exactly the sites changed after it.
+(cd api && API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$fair_port" API_PUBLIC_BASE_URL="$fair_api" \
+  API_ADMIN_PORT=0 API_CURSOR_SECRET="$cursor_secret" API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
+  API_MAX_IN_PROGRESS_PER_KEY=1 API_READ_THREADS=1 API_UPDATED_SINCE_OVERLAP_MS=0 \
+  exec node src/main.ts) >"$work/api-fair.log" 2>&1 &
+pids+=($!)
+if ! wait_until 60 "the fair-shares api answering /v1/me" http_ok "$fair_api/v1/me" "Authorization: Bearer $key"; then
+  tail -n 20 "$work/api-fair.log" >&2
+  exit 1
+fi
+# Short pages need matches gathered at the far end of the sort: the newest 400 of the 2,000 sites
+# by created_at change again, and a since page sorted by created_at passes the 1,600 others first
+# (more than its budget of 272 for one row; more than 272 match, so the walk is the plan taken).
+since=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+sleep 1
+touch_newest_sites "$company_id" 400
+if ! wait_until 120 "the 400 changed sites being served" lists_changed_since "$fair_api" "$key" "$since" 400; then
+  echo "contract-checks: the api lists $(changed_since_count "$fair_api" "$key" "$since") sites changed since $since, not 400" >&2
+  exit 1
+fi
+outcomes="$work/fair-outcomes.json"
+st_status=0
+PDA_CONTRACT_OUTCOMES="$outcomes" PDA_CONTRACT_SINCE="$since" SCHEMATHESIS_HOOKS="$repo_root/scripts/lib/contract-schemathesis-hooks.py" \
+  timeout 600 "$st" run api/openapi.yaml --url "$fair_api" --header "Authorization: Bearer $key" \
+  --checks all --mode positive --workers 6 --phases examples,coverage,fuzzing \
+  --max-examples "${CONTRACT_FAIR_MAX_EXAMPLES:-20}" "${seed_option[@]}" --request-timeout 10 --no-color \
+  >"$work/schemathesis-fair.log" 2>&1 || st_status=$?
+if [ "$st_status" != 0 ]; then
+  plain_banners <"$work/schemathesis-fair.log" | cut -c1-2000
+  grep -iE '"level":(50|60)' "$work/api-fair.log" | tail -n 20 >&2 || true
+  echo "contract-checks: Schemathesis failed on the fair-shares pass (exit $st_status)" >&2
+  exit 1
+fi
+sed -n '/SUMMARY/,$p' "$work/schemathesis-fair.log" | plain_banners
+if ! node -e '
+  const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`contract-checks: the fair-shares pass saw ${o.short_pages} short pages and ${o.in_progress_refusals} in-progress refusals (429) in ${o.calls} calls`);
+  process.exit(o.short_pages > 0 && o.in_progress_refusals > 0 ? 0 : 1);
+' "$outcomes"; then
+  echo "contract-checks: the fair-shares pass did not see both a short page and a 429 too_many_requests_in_progress" >&2
+  exit 1
+fi
 echo "contract-checks: Spectral and Schemathesis passed"

@@ -19,7 +19,7 @@ stack_psql() {
 seed_company() {
   local before after
   before=$(stack_psql -tAc 'SELECT id FROM companies ORDER BY id')
-  pnpm --silent --filter @pda/ops seed -- --companies 1 --sites 60 --contacts-per-site 2 --services 8 \
+  pnpm --silent --filter @pda/ops seed -- --companies 1 --sites 2000 --contacts-per-site 1 --services 8 \
     --categories 4 --equipment 12 --consumables 6 --seed "$1" >&2
   after=$(stack_psql -tAc 'SELECT id FROM companies ORDER BY id')
   comm -13 <(echo "$before") <(echo "$after") | head -n 1
@@ -73,4 +73,33 @@ http_ok() { # http_ok <url> [header]
 
 has_sites() { # has_sites <api base> <key>: the key's company has projected sites
   curl -s -H "Authorization: Bearer $2" "$1/v1/sites?limit=1" | grep -q '"data":\[{'
+}
+
+# touch_newest_sites <companyId> <count>: a later change to the company's newest sites by
+# created_at (clustered at the end of that order), through the real pipeline.
+touch_newest_sites() {
+  stack_psql -qc "UPDATE sites SET updated_at = now() WHERE id IN (SELECT id FROM sites WHERE company_id = '$1' ORDER BY created_at DESC, id DESC LIMIT $2)"
+}
+
+# changed_since_count <api base> <key> <since>: how many sites the api lists as changed since then
+# (a walk of sort=id pages, which the changed plan serves in full).
+changed_since_count() {
+  node -e '
+    const [base, key, since] = process.argv.slice(1);
+    let url = `${base}/v1/sites?sort=id&limit=200&fields[sites]=id&filter[updated_since]=${encodeURIComponent(since)}`;
+    let count = 0;
+    (async () => {
+      while (url) {
+        const body = await (await fetch(url, { headers: { authorization: `Bearer ${key}` } })).json();
+        count += body.data.length;
+        url = body.links.next;
+      }
+      console.log(count);
+    })().catch(() => console.log(-1));
+  ' "$1" "$2" "$3"
+}
+
+# lists_changed_since <api base> <key> <since> <count>: the api lists exactly <count> changed sites.
+lists_changed_since() {
+  [ "$(changed_since_count "$1" "$2" "$3")" = "$4" ]
 }

@@ -1,6 +1,6 @@
 """Schemathesis hooks for scripts/contract-checks.sh (loaded through SCHEMATHESIS_HOOKS).
 
-Four narrow exceptions, everything else is judged by `--checks all` as is:
+Five narrow exceptions, everything else is judged by `--checks all` as is:
 
 `cursor` is an opaque value signed by the server (HMAC, bound to company, sort and filters;
 docs/decisions/0003-keyset-cursors.md). A string that matches the parameter's schema but was not
@@ -28,6 +28,10 @@ generated one is answered `400 invalid_cursor` naming `sync`, and one combined w
 filter (or `filter[type]` on deletions) `400 invalid_parameter` naming `sync` (the parameter
 descriptions say so; "one of these two" is not expressible per parameter). Only those answers, for
 a request that carried `sync`, are dropped. api/tests/sync-token.test.ts covers real tokens.
+
+`429 too_many_requests_in_progress` answers a valid request of a key that already has as many
+requests in progress as its share (api/README.md, "Fair shares"); the fair-shares pass below
+provokes it on purpose. Only a positive-data rejection answered 429 with that code is dropped.
 """
 
 import json
@@ -65,6 +69,8 @@ def filter_failure(context, failure, case, response):
         return True
     query = case.query or {}
     code = _response_code(response)
+    if response.status_code == 429 and code == "too_many_requests_in_progress":
+        return False
     if response.status_code == 410:
         return not ("filter[deleted_since]" in query and code == "sync_window_expired")
     if response.status_code != 400:
@@ -77,3 +83,69 @@ def filter_failure(context, failure, case, response):
     if code == "invalid_parameter" and _repeats_a_sort_field(query):
         return False
     return True
+
+
+# The fair-shares pass (scripts/contract-checks.sh, PDA_CONTRACT_OUTCOMES set): a second api whose
+# per-key in-progress cap is 1, run with several workers, so that valid requests meet the
+# documented `429 too_many_requests_in_progress`; and every third GET /v1/sites asks, sorted by
+# created_at with `limit=1`, for the sites changed since PDA_CONTRACT_SINCE: the newest 400 of
+# 2,000, changed again after it, which the walk reaches only past the 1,600 others, more than its
+# scan budget (projections/src/read/page-budget.ts). So the documented short page (fewer records
+# than `limit`, even none, with `has_more: true`) is served. The hooks count both, and the script
+# fails unless Schemathesis saw each at least once.
+import os
+import threading
+
+_OUTCOMES = os.environ.get("PDA_CONTRACT_OUTCOMES")
+_SINCE = os.environ.get("PDA_CONTRACT_SINCE", "")
+_lock = threading.Lock()
+_counts = {"calls": 0, "short_pages": 0, "in_progress_refusals": 0}
+_sites_calls = 0
+
+
+def _record(name):
+    with _lock:
+        _counts[name] += 1
+        snapshot = dict(_counts)
+    partial = f"{_OUTCOMES}.{threading.get_ident()}"
+    with open(partial, "w") as out:
+        json.dump(snapshot, out)
+    os.replace(partial, _OUTCOMES)
+
+
+def _is_in_progress_refusal(response):
+    return response.status_code == 429 and _response_code(response) == "too_many_requests_in_progress"
+
+
+if _OUTCOMES:
+
+    @schemathesis.hook
+    def before_call(context, case, **kwargs):
+        global _sites_calls
+        if case.method.upper() != "GET" or case.path != "/v1/sites":
+            return
+        with _lock:
+            _sites_calls += 1
+            steer = _sites_calls % 3 == 0
+        if steer:
+            query = {k: v for k, v in (case.query or {}).items() if k not in ("sync", "cursor")}
+            query["filter[updated_since]"] = _SINCE
+            query["sort"] = "created_at"
+            query["limit"] = 1
+            case.query = query
+
+    @schemathesis.hook
+    def after_call(context, case, response):
+        _record("calls")
+        if _is_in_progress_refusal(response):
+            _record("in_progress_refusals")
+            return
+        if response.status_code != 200 or case.path != "/v1/sites":
+            return
+        try:
+            body = json.loads(response.content)
+            limit = int((case.query or {}).get("limit", 50))
+            if body["meta"]["page"]["has_more"] and len(body["data"]) < limit:
+                _record("short_pages")
+        except (ValueError, KeyError, TypeError):
+            pass
