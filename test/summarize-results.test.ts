@@ -66,6 +66,24 @@ describe('summarize-results', () => {
     ]);
   });
 
+  it('counts a report with no test in it as a failure, not a clean run', () => {
+    const empty: VitestReport = { numPassedTests: 0, numFailedTests: 0, numPendingTests: 0, testResults: [] };
+    const totals = summarize(['e2e.json:0'], withReports({ 'e2e.json': empty }));
+    expect(closingLine(totals)).toBe('tests: 0 passed, 1 failed, 0 skipped');
+    expect(totals.problems).toEqual(['a report with no test in it (nothing was collected)']);
+  });
+
+  it('counts a project left out as skipped and names it, so the line differs from a full run', () => {
+    const full = summarize(
+      ['unit.json:0', 'containers.json:0'],
+      withReports({ 'unit.json': passing, 'containers.json': passing }),
+    );
+    const without = summarize(['unit.json:0', 'not-run:containers'], withReports({ 'unit.json': passing }));
+    expect(closingLine(without)).toBe('tests: 3 passed, 0 failed, 2 skipped');
+    expect(closingLine(without)).not.toBe(closingLine(full));
+    expect(without.problems).toEqual(['not run: containers']);
+  });
+
   it('prints the closing line last when run as a script', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pda-summary-'));
     writeFileSync(join(dir, 'unit.json'), JSON.stringify(passing));

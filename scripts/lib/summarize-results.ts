@@ -1,9 +1,11 @@
 // Prints the one closing line CI reads, 'tests: N passed, N failed, N skipped', for the whole run.
 //
-// Usage: node summarize-results.ts [REPORT.json:EXIT_STATUS | step:NAME:EXIT_STATUS]...
+// Usage: node summarize-results.ts [REPORT.json:EXIT_STATUS | step:NAME:EXIT_STATUS | not-run:NAME]...
 //   REPORT.json:EXIT_STATUS  a vitest JSON report and the exit status of the vitest run that wrote it
 //   step:NAME:EXIT_STATUS    a step that is not a vitest run (the contract checks, the image build),
 //                            counted as one test: passed when its status is 0
+//   not-run:NAME             a project the run left out on purpose (PDA_TEST_CONTAINERS=0): one
+//                            skipped, and named on a line before the closing one
 //
 // The line must be true in both directions (test/summarize-results.test.ts):
 // - a missing or unreadable report is one failure (a run that crashed or never started);
@@ -11,7 +13,9 @@
 //   failed describe around it, so it is not added);
 // - a file that failed without a failed test (an import or collection error) is one failure;
 // - a vitest run that exited non-zero with nothing failed in its report (an unhandled error, a
-//   failed global setup) is one failure.
+//   failed global setup) is one failure;
+// - a report that holds no test at all (nothing collected) is one failure, not a clean run;
+// - a project left out is one skipped and named, so the line differs from a full run's.
 import { existsSync, readFileSync } from 'node:fs';
 
 export interface Totals {
@@ -39,6 +43,11 @@ export function countReport(report: VitestReport, exitStatus: number): Totals {
     problems: [],
   };
   totals.skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  if (totals.passed + totals.failed + totals.skipped === 0 && (report.testResults ?? []).length === 0) {
+    totals.failed += 1;
+    totals.problems.push('a report with no test in it (nothing was collected)');
+    return totals;
+  }
   for (const file of report.testResults ?? []) {
     const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed').length;
     if (file.status === 'failed' && failedTests === 0) {
@@ -77,6 +86,11 @@ export function summarize(
         skipped: 0,
         problems: ok ? [] : [`step ${step[1]} exited ${step[2]}`],
       });
+      continue;
+    }
+    const notRun = /^not-run:(.+)$/.exec(arg);
+    if (notRun) {
+      add({ passed: 0, failed: 0, skipped: 1, problems: [`not run: ${notRun[1]}`] });
       continue;
     }
     const separator = arg.lastIndexOf(':');
