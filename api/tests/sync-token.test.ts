@@ -292,9 +292,15 @@ describe('a brand-new company', () => {
   });
 });
 
+/** RateLimit-Remaining as a number; fails when the header is absent (NaN would equal NaN). */
+function rateLimitRemaining(response: { headers: Record<string, unknown> }): number {
+  const header = response.headers['ratelimit-remaining'];
+  expect(header, 'RateLimit-Remaining').toMatch(/^\d+$/);
+  return Number(header);
+}
+
 describe('conditional polls (If-None-Match)', () => {
-  const remaining = (response: { headers: Record<string, unknown> }) =>
-    Number(response.headers['ratelimit-remaining']);
+  const remaining = rateLimitRemaining;
 
   test('nothing changed: 304 without a body, no budget spent; a commit: 200 with a new ETag', async () => {
     const token = (await walk('/v1/sites?limit=200')).last.meta.sync.token as string;
@@ -349,8 +355,7 @@ describe('conditional polls (If-None-Match)', () => {
 });
 
 describe('conditional polls are free within a bound', () => {
-  const remaining = (response: { headers: Record<string, unknown> }) =>
-    Number(response.headers['ratelimit-remaining']);
+  const remaining = rateLimitRemaining;
   const url = `/v1/sites?filter[updated_since]=${new Date(T1).toISOString()}`;
 
   test('If-None-Match: * matches no page: the page itself, and it costs a request', async () => {
