@@ -170,7 +170,9 @@ try {
     const peerApi = await startApi(`api ${label}`, alsoEnv);
     const deepUrl = walk.url.replace(api.base, peerApi.base);
     log(`measuring the api with ${label}`);
-    rows.push(await measure(`api ${label}: list page 1`, `${peerApi.base}/v1/sites?limit=${limit}`, auth, load));
+    rows.push(
+      await measure(`api ${label}: list page 1`, `${peerApi.base}/v1/sites?limit=${limit}`, auth, load),
+    );
     rows.push(await measure(`api ${label}: list page ${page}`, deepUrl, auth, load));
     rows.push(
       await measure(
