@@ -74,6 +74,14 @@ class Follower {
   caughtUp = false;
   /** Set by the first caught-up page: from then on changes arrive live. */
   caughtUpOnce = false;
+  /** changed_at of the last change of the last page applied in full (where `position` points). */
+  #positionChangedAt: string | undefined;
+  /**
+   * Per resume: where the stored position pointed and the first change the new life received.
+   * A follower that resumed from its position starts at or after it; one that ignored it would
+   * start again from the feed's first change (the seed's, far older).
+   */
+  readonly resumedAt: { stored: string; first: string }[] = [];
 
   constructor(onChange: (change: Change, at: number) => void) {
     this.#onChange = onChange;
@@ -106,6 +114,7 @@ class Follower {
 
   /** One life of the partner: true when it crashed. */
   async #follow(): Promise<boolean> {
+    const resuming = this.figures.resumes > 0 && this.resumedAt.length < this.figures.resumes;
     const feed = client().follow({
       ...(this.position ? { from: this.position } : {}),
       include: { sites: 'contacts', equipment: 'category' },
@@ -115,6 +124,10 @@ class Follower {
     for await (const page of feed) {
       this.figures.pages += 1;
       const at = Date.now();
+      const first = page.changes[0];
+      if (resuming && first && this.#positionChangedAt && this.resumedAt.length < this.figures.resumes) {
+        this.resumedAt.push({ stored: this.#positionChangedAt, first: first.changed_at });
+      }
       const crashing = this.#crashRequested && page.changes.length >= 1;
       const applied = crashing ? page.changes.slice(0, Math.ceil(page.changes.length / 2)) : page.changes;
       for (const change of applied) this.#apply(change, at);
@@ -123,6 +136,8 @@ class Follower {
         return true; // the loop's exit drops the iterator; the position stays the previous page's
       }
       this.position = page.position;
+      const last = page.changes[page.changes.length - 1];
+      if (last) this.#positionChangedAt = last.changed_at;
       this.caughtUp = page.caughtUp;
       if (page.caughtUp) this.caughtUpOnce = true;
       if (page.caughtUp && this.#stopWhenCaughtUp) return false;
@@ -295,6 +310,11 @@ describe('a partner following the change feed through the real pipeline', () => 
   it('it crashed twice half-way through a page and resumed from its stored position', () => {
     // The half-applied pages come again (duplicates, or newer versions when changed since): logged.
     expect(follower.figures.resumes).toBe(2);
+    // Each new life began at or after the stored position, not at the feed's start (the times are
+    // RFC 3339 with six fraction digits in UTC: their text order is their time order).
+    expect(follower.resumedAt).toHaveLength(2);
+    for (const { stored, first } of follower.resumedAt)
+      expect(first >= stored, `${first} >= ${stored}`).toBe(true);
   });
 
   it('changes reached it live: the probes arrived, deletes and re-creates in order', () => {

@@ -284,9 +284,8 @@ describe('writers split by company on partitioned topics', () => {
       },
       { timeoutMs: 30_000, intervalMs: 200 },
     );
-    timeline.push(
-      `handover: node A forwarded c1 to node B ${seconds(handedOverAt)} s after the file changed`,
-    );
+    const handoverSeconds = seconds(handedOverAt);
+    timeline.push(`handover: node A forwarded c1 to node B ${handoverSeconds} s after the file changed`);
 
     // B's ingest crashes mid-load and comes back on the same directory, group and partitions.
     await sleep(3_000);
@@ -298,7 +297,8 @@ describe('writers split by company on partitioned topics', () => {
       timeoutMs: 120_000,
       intervalMs: 250,
     });
-    timeline.push(`B's ingest killed, restarted, ready ${seconds(killedAt)} s after the kill`);
+    const readySeconds = seconds(killedAt);
+    timeline.push(`B's ingest killed, restarted, ready ${readySeconds} s after the kill`);
 
     const written = await writing;
     const summaries = await Promise.all(loads.map((load) => load.stop()));
@@ -403,12 +403,18 @@ describe('writers split by company on partitioned topics', () => {
       fault:
         "one writer to two under writes (partitions 1 and 3 built by B, then handed over), then B's ingest killed (SIGKILL) and restarted",
       whatHappened,
-      recoverySeconds: 0,
+      recoverySeconds: readySeconds,
       differences,
       failedRequests: failed,
     });
 
     for (const summary of summaries) expect(summary.failures).toEqual([]);
+    // What docs/resilience.md quotes, with room for a loaded machine: sites did move between the
+    // writers, A forwarded within seconds of the handover, B's ingest was ready again soon after
+    // its kill (restarted 3 s after it); no paging request failed for good (the failures above).
+    expect(moves).toBeGreaterThan(0);
+    expect(handoverSeconds).toBeLessThan(15);
+    expect(readySeconds).toBeLessThan(60);
     expect(passes.length).toBeGreaterThan(4);
     for (const pass of passes)
       expect({ duplicates: pass.duplicates, missing: pass.missing, unexpected: pass.unexpected }).toEqual({
