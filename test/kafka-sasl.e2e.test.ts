@@ -330,6 +330,8 @@ describe.skipIf(disabled)('Kafka over TLS + SASL, with ACLs (private stack, PDA_
       }
     }
     // The second principal cannot read them either; Connect's principal is the one that writes.
+    // Kafka grants DESCRIBE implicitly with READ (and with WRITE), so a principal that had READ on
+    // a data topic would see it in the metadata: seeing none of them proves it has no READ.
     const admin = saslClient('other').admin();
     await admin.connect();
     try {
