@@ -349,6 +349,8 @@ describe('writers split by company on 4 partitions', () => {
     // Nothing of another writer's partitions ever reached them (the filter behind it counted none).
     for (const w of [a, b]) {
       const metrics = await (await fetch(`http://127.0.0.1:${w.adminPort}/metrics`)).text();
+      // The counter exists (a renamed one would make the next line pass for nothing) and counted none.
+      expect(metrics).toMatch(/^# TYPE pda_ingest_not_owned_total counter$/m);
       expect(metrics).not.toMatch(/^pda_ingest_not_owned_total\{[^}]*\} [1-9]/m);
     }
     const [assignmentA] = await groupAssignment(kafka, a.groupId);
