@@ -26,7 +26,10 @@ afterAll(async () => {
 
 describe('docker-compose with PDA_DATA_PARTITIONS=4', () => {
   it('gives every tenant table the (company_id, id) replica identity', async () => {
-    const identities = await replicaIdentities(stack.pool, [...TENANT_TABLE_NAMES, 'companies']);
+    const expected = [...TENANT_TABLE_NAMES, 'companies'];
+    const identities = await replicaIdentities(stack.pool, expected);
+    // Every table expected, not only those the query found (a missing one would pass unseen).
+    expect([...identities.keys()].sort()).toEqual([...expected].sort());
     for (const [table, identity] of identities) {
       expect(identity.index, table).toBe(table === 'companies' ? null : `${table}_company_id_id_identity`);
     }
