@@ -7,7 +7,7 @@ import { companyPath } from '@pda/projections/model';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { openWriter, ProjectionStore } from '@pda/projections/write';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { expectConforms, expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, TEST_BASE_URL, testApp } from './support/test-app.ts';
@@ -304,12 +304,24 @@ describe('410 sync_window_expired', () => {
   });
 });
 
+/** Resolves once `on` holds `count` change-feed requests (its gauge), instead of sleeping a guess. */
+async function heldRequests(count: number, on: FastifyInstance = app): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const gauge = await on.metrics.registry.getSingleMetricAsString('pda_api_held_requests');
+      expect(gauge).toMatch(new RegExp(`^pda_api_held_requests ${count}$`, 'm'));
+    },
+    { timeout: 10_000, interval: 10 },
+  );
+}
+
 describe('wait: long-poll', () => {
   test('an empty page is held until a commit, then answered with the change', async () => {
     const { next } = await follow('/v1/changes?filter[type]=sites');
     const started = Date.now();
     const held = get(`${next}&wait=10`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Held first, then the commit: the answer is the wake-up, not a first read that found it.
+    await heldRequests(1);
     apply(f.dataDir, [site(f.ids.A.sites[0]!, 'woken')]);
     const response = await held;
     const elapsed = Date.now() - started;
@@ -323,7 +335,7 @@ describe('wait: long-poll', () => {
     const url = `${next}&wait=1`;
     const started = Date.now();
     const held = get(url);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await heldRequests(1);
     apply(f.dataDir, [site(f.ids.A.sites[0]!, 'not a consumable')]);
     const response = await held;
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -385,9 +397,7 @@ describe('wait: long-poll', () => {
     const { next } = await follow('/v1/changes?filter[type]=consumables', f.keys.a, bounded);
     const started = Date.now();
     const held = get(`${next}&wait=20`, f.keys.a, bounded);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const gauge = await bounded.metrics.registry.getSingleMetricAsString('pda_api_held_requests');
-    expect(gauge).toMatch(/^pda_api_held_requests 1$/m);
+    await heldRequests(1, bounded);
     const refused = await get(`${next}&wait=20`, f.keys.a, bounded);
     expectProblem(refused, OP, 503, 'service_unavailable');
     expect(refused.headers['retry-after']).toBe('1');
