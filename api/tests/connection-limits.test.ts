@@ -160,9 +160,11 @@ describe('one address holding idle and slow connections', () => {
       await hold(port, '127.0.0.1', 'GET /v1/health HTTP/1.1\r\n'),
     ];
     for (const r of refused) {
-      expect(await r.closed).toBeLessThan(HEADERS_MS / 2);
+      await r.closed;
       expect(r.received()).toBe('');
     }
+    // Closed at once, not by the headers timeout: the idle ones, opened earlier and timed out first
+    // were that the cause, are all still open (a condition, not a time bound a loaded machine misses).
     for (const h of [...idle, ...slow]) expect(h.closedAfterMs()).toBeUndefined();
     // Another address (127.0.0.2 is loopback too on Linux) is served while the holder holds.
     const other = await request(port, '127.0.0.2');
@@ -279,7 +281,8 @@ describe('behind a trusted proxy', () => {
       '127.0.0.1',
       'GET /v1/health HTTP/1.1\r\nX-Forwarded-For: 203.0.113.1\r\n',
     );
-    expect(await refused.closed).toBeLessThan(HEADERS_MS);
+    await refused.closed;
+    // Refused by the cap: the held ones, opened first, would have timed out before it otherwise.
     for (const h of held) expect(h.closedAfterMs()).toBeUndefined();
   });
 });
