@@ -6,7 +6,7 @@ import { requireIncludeScopes } from '../collection/include-scopes.ts';
 import { parseInclude } from '../collection/members.ts';
 import type { ContractQuery } from '../contract/operation-types.ts';
 import { invalidParameter } from '../http/api-error.ts';
-import { RESOURCE_LIST, type Resource } from '../resources/resource.ts';
+import { resourceNamed } from '../resources/resource.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
 
 /**
@@ -31,14 +31,6 @@ export interface ChangesQuery {
   readonly raw: { readonly sites: string | undefined; readonly equipment: string | undefined };
 }
 
-const RESOURCE_BY_NAME = new Map<string, Resource>(
-  RESOURCE_LIST.map((resource) => [resource.name, resource]),
-);
-
-export function resourceOf(name: ResourceName): Resource {
-  return RESOURCE_BY_NAME.get(name)!;
-}
-
 export function parseChangesQuery(query: ChangesParameters, tenant: Tenant): ChangesQuery {
   const { 'filter[type]': type, sync: syncToken, cursor, wait } = query;
   const sites = query['include[sites]'];
@@ -53,7 +45,7 @@ export function parseChangesQuery(query: ChangesParameters, tenant: Tenant): Cha
     ['equipment', equipment],
   ] as const) {
     if (value === undefined) continue;
-    const resource = resourceOf(name);
+    const resource = resourceNamed(name);
     const names = parseInclude(value, resource);
     requireIncludeScopes(tenant, resource, names);
     include.set(name, names);

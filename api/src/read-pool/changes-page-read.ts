@@ -8,10 +8,10 @@ import {
   type SyncState,
 } from '@pda/projections/read';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
-import { resourceOf } from '../changes/changes-query.ts';
 import { isoMicros } from '../collection/iso-micros.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
+import { resourceNamed } from '../resources/resource.ts';
 import { requireTokenCovered } from '../sync/sync-token.ts';
 
 /**
@@ -45,7 +45,7 @@ const TABLE_TYPES = new Map<string, ResourceName>(
 
 export function readChangesPage(files: ProjectionFiles, input: ChangesPageInput): ChangesPageRead {
   const tables = input.types.map((name) => RESOURCES[name].table as PageTable);
-  const columns = input.types.map((name) => resourceOf(name).itemColumns);
+  const columns = input.types.map((name) => resourceNamed(name).itemColumns);
   const include = new Map(input.include.map(([type, names]) => [type, new Set(names)]));
   const handle = files.company(input.companyId);
   return handle.snapshot(() => {
@@ -92,7 +92,7 @@ function itemsOf(
   const documents = new Map<PageTable, { texts: string[]; next: number }>();
   for (const [table, list] of byTable) {
     const type = TABLE_TYPES.get(table)!;
-    const texts = resourceOf(type).documents(handle, list, include.get(type) ?? NO_INCLUDE);
+    const texts = resourceNamed(type).documents(handle, list, include.get(type) ?? NO_INCLUDE);
     documents.set(table, { texts, next: 0 });
   }
   const items = new Array<string>(rows.length);

@@ -8,7 +8,7 @@ import {
 import type { ResourceName } from '@pda/schemas/registry';
 import { selectedDocuments } from '../collection/members.ts';
 import type { ProjectionFiles } from '../projections/projection-files.ts';
-import { RESOURCE_LIST, type Resource } from '../resources/resource.ts';
+import { resourceNamed } from '../resources/resource.ts';
 
 /**
  * The read of one list page — its rows, their documents and the file's sync state, in one read
@@ -33,14 +33,6 @@ export interface ListPageRead {
   readonly hasMore: boolean;
   readonly reached: KeysetPosition | undefined;
   readonly state: SyncState;
-}
-
-const RESOURCES = new Map<string, Resource>(RESOURCE_LIST.map((resource) => [resource.name, resource]));
-
-export function resourceNamed(name: ResourceName): Resource {
-  const resource = RESOURCES.get(name);
-  if (!resource) throw new Error(`no resource named ${name}`);
-  return resource;
 }
 
 export function readListPage(files: ProjectionFiles, input: ListPageInput): ListPageRead {

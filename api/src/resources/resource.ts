@@ -91,3 +91,12 @@ function resourceOf(name: ResourceName): Resource {
 
 /** Every exported resource, in registry order. */
 export const RESOURCE_LIST: readonly Resource[] = RESOURCE_NAMES.map(resourceOf);
+
+const RESOURCE_BY_NAME = new Map<string, Resource>(
+  RESOURCE_LIST.map((resource) => [resource.name, resource]),
+);
+
+/** The exported resource of that name (every ResourceName has one). */
+export function resourceNamed(name: ResourceName): Resource {
+  return RESOURCE_BY_NAME.get(name)!;
+}
