@@ -1,6 +1,7 @@
 import type { onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ApiMetrics, createMetrics } from '../ops/metrics.ts';
+import { addCompanyFileCounts } from '../projections/projection-files.ts';
 import { projectionsHealth } from '../projections/projections-health.ts';
 
 declare module 'fastify' {
@@ -27,14 +28,7 @@ export default fp(
         companyFiles: () => {
           const loop = app.projections.counts();
           const threads = app.readPool?.counts().companyFiles;
-          if (!threads) return loop;
-          return {
-            hits: loop.hits + threads.hits,
-            misses: loop.misses + threads.misses,
-            evictions: loop.evictions + threads.evictions,
-            open: loop.open + threads.open,
-            max: loop.max + threads.max,
-          };
+          return threads ? addCompanyFileCounts(loop, threads) : loop;
         },
         statements: () => {
           const loop = app.projections.statements();

@@ -53,6 +53,17 @@ export interface CompanyFileCounts {
   readonly max: number;
 }
 
+/** Two caches' counts together (the loop's and the reader threads': the api's metrics). */
+export function addCompanyFileCounts(a: CompanyFileCounts, b: CompanyFileCounts): CompanyFileCounts {
+  return {
+    hits: a.hits + b.hits,
+    misses: a.misses + b.misses,
+    evictions: a.evictions + b.evictions,
+    open: a.open + b.open,
+    max: a.max + b.max,
+  };
+}
+
 /** The prepared statements of every open handle (the api's metrics; @pda/projections model/statement-lru.ts). */
 export interface StatementCacheCounts {
   /** Held now over control.sqlite and the open company files. */

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { CompanyFileCounts } from '../projections/projection-files.ts';
+import { addCompanyFileCounts } from '../projections/projection-files.ts';
 import { fromWire } from './reader-errors.ts';
 import type {
   ReadBytes,
@@ -88,21 +88,16 @@ export class ReadPool {
   }
 
   /** The threads' caches added up, as of each one's last answer (a replaced thread starts at zero). */
-  counts(): { companyFiles: CompanyFileCounts; statementsHeld: number; statementsEvicted: number } {
-    const total = { hits: 0, misses: 0, evictions: 0, open: 0, max: 0 };
-    let statementsHeld = 0;
-    let statementsEvicted = 0;
+  counts(): ReaderCounts {
+    let total: ReaderCounts = {
+      companyFiles: { hits: 0, misses: 0, evictions: 0, open: 0, max: 0 },
+      statementsHeld: 0,
+      statementsEvicted: 0,
+    };
     for (const { counts } of this.#threads) {
-      if (!counts) continue;
-      total.hits += counts.companyFiles.hits;
-      total.misses += counts.companyFiles.misses;
-      total.evictions += counts.companyFiles.evictions;
-      total.open += counts.companyFiles.open;
-      total.max += counts.companyFiles.max;
-      statementsHeld += counts.statementsHeld;
-      statementsEvicted += counts.statementsEvicted;
+      if (counts) total = addReaderCounts(total, counts);
     }
-    return { companyFiles: total, statementsHeld, statementsEvicted };
+    return total;
   }
 
   async close(): Promise<void> {
@@ -196,4 +191,12 @@ export class ReadPool {
     this.#lastServed.set(chosen, ++this.#dispatched);
     return job;
   }
+}
+
+function addReaderCounts(a: ReaderCounts, b: ReaderCounts): ReaderCounts {
+  return {
+    companyFiles: addCompanyFileCounts(a.companyFiles, b.companyFiles),
+    statementsHeld: a.statementsHeld + b.statementsHeld,
+    statementsEvicted: a.statementsEvicted + b.statementsEvicted,
+  };
 }
