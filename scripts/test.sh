@@ -77,17 +77,17 @@ trap stop_stack EXIT
 # channel in the output — the project runs once more, saying so. Failed tests are never re-run.
 reruns=()
 run_vitest_project() {
-  local project=$1 report="$results_dir/$1.json" log="$results_dir/$1.log"
-  run_status=0
-  pnpm exec vitest run --project "$project" --reporter=default --reporter=json \
-    --outputFile.json="$report" 2>&1 | tee "$log" || run_status=$?
-  if [ "$run_status" != 0 ] && node scripts/lib/test-process-died.ts "$report" "$log"; then
-    echo "test: the $project test process died without a report (a V8 abort, not a test failure); running $project once more"
-    reruns+=("$project")
+  local project=$1 report="$results_dir/$1.json" log="$results_dir/$1.log" attempt
+  for attempt in 1 2; do
     run_status=0
     pnpm exec vitest run --project "$project" --reporter=default --reporter=json \
       --outputFile.json="$report" 2>&1 | tee "$log" || run_status=$?
-  fi
+    if [ "$attempt" = 2 ] || [ "$run_status" = 0 ] || ! node scripts/lib/test-process-died.ts "$report" "$log"; then
+      return 0
+    fi
+    echo "test: the $project test process died without a report (a V8 abort, not a test failure); running $project once more"
+    reruns+=("$project")
+  done
 }
 
 echo "== lint and type-check"
