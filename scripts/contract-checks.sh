@@ -66,10 +66,17 @@ wait_until 300 "ingest creating control.sqlite" test -f "$data_dir/control.sqlit
 # The budget is raised for this run: Schemathesis sends ~2,000 requests in a minute, and 429s would
 # stand in for the answers under test (rate limiting has its own tests in api/tests/rate-limit*).
 cursor_secret=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
-(cd api && API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$api_port" API_PUBLIC_BASE_URL="$api" \
-  API_CURSOR_SECRET="$cursor_secret" API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
-  exec node src/main.ts) >"$work/api.log" 2>&1 &
-pids+=($!)
+# start_api <port> <log> [NAME=VALUE ...]: an api on the projection files (its admin port any free
+# one), with the settings given on top; node replaces the subshell, so the cleanup's SIGTERM stops it.
+start_api() {
+  local port=$1 log=$2
+  shift 2
+  (cd api && exec env API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$port" \
+    API_PUBLIC_BASE_URL="http://127.0.0.1:$port" API_ADMIN_PORT=0 API_CURSOR_SECRET="$cursor_secret" \
+    API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn "$@" node src/main.ts) >"$log" 2>&1 &
+  pids+=($!)
+}
+start_api "$api_port" "$work/api.log"
 
 echo "== waiting until the key and the data are projected and ingest has caught up"
 if ! wait_until 300 "the key answering /v1/me" http_ok "$api/v1/me" "Authorization: Bearer $key" ||
@@ -83,33 +90,36 @@ seed_option=(--seed "${CONTRACT_SEED:-20261122}")
 [ "${CONTRACT_SEED:-}" = random ] && seed_option=()
 echo "== Schemathesis $SCHEMATHESIS_VERSION: st run --checks all against $api with the real key"
 st_status=0
+# judge_schemathesis <st log> <api log> <exit status> [what]: on a failure the log's end, the api's
+# errors and exit 1; else Schemathesis's summary with its banners made plain text.
+judge_schemathesis() {
+  local st_log=$1 api_log=$2 status=$3 what=${4:-}
+  if [ "$status" != 0 ]; then
+    plain_banners <"$st_log" | cut -c1-2000
+    grep -iE '"level":(50|60)' "$api_log" | tail -n 20 >&2 || true
+    echo "contract-checks: Schemathesis failed${what:+ on $what} (exit $status)" >&2
+    exit 1
+  fi
+  sed -n '/SUMMARY/,$p' "$st_log" | plain_banners
+}
 SCHEMATHESIS_HOOKS="$repo_root/scripts/lib/contract-schemathesis-hooks.py" timeout 900 \
   "$st" run api/openapi.yaml --url "$api" --header "Authorization: Bearer $key" --checks all \
   --max-examples "${CONTRACT_MAX_EXAMPLES:-50}" "${seed_option[@]}" --request-timeout 10 \
   --generation-database "$repo_root/.data/contract-checks/examples" --no-color \
   >"$work/schemathesis.log" 2>&1 || st_status=$?
-if [ "$st_status" != 0 ]; then
-  plain_banners <"$work/schemathesis.log" | cut -c1-2000
-  grep -iE '"level":(50|60)' "$work/api.log" | tail -n 20 >&2 || true
-  echo "contract-checks: Schemathesis failed (exit $st_status)" >&2
-  exit 1
-fi
-sed -n '/SUMMARY/,$p' "$work/schemathesis.log" | plain_banners
+judge_schemathesis "$work/schemathesis.log" "$work/api.log" "$st_status"
 
 # The fair-shares pass: a second api on the same files whose per-key in-progress cap is 1 and
 # whose pages are read by a reader thread, six Schemathesis workers at once (valid data only),
-# and every third GET /v1/sites steered to a since page past every change with limit=1 on a
-# company larger than the scan budget (scripts/lib/contract-schemathesis-hooks.py). The hooks
-# count what the api answered; both documented answers must have been seen and judged.
+# and every third GET /v1/sites steered to a since page that the scan budget cuts short (below;
+# scripts/lib/contract-schemathesis-hooks.py). The hooks count what the api answered; both
+# documented answers must have been seen and judged.
 fair_port=$(free_port)
 fair_api="http://127.0.0.1:$fair_port"
 echo "== Schemathesis, fair-shares pass: $fair_api with API_MAX_IN_PROGRESS_PER_KEY=1, API_READ_THREADS=1, 6 workers"
 # The overlap is 0 so that the since below matches exactly the sites changed after it.
-(cd api && API_DATA_DIR="$data_dir" API_HOST=127.0.0.1 API_PORT="$fair_port" API_PUBLIC_BASE_URL="$fair_api" \
-  API_ADMIN_PORT=0 API_CURSOR_SECRET="$cursor_secret" API_RATE_LIMIT_MAX=1000000 API_LOG_LEVEL=warn \
-  API_MAX_IN_PROGRESS_PER_KEY=1 API_READ_THREADS=1 API_UPDATED_SINCE_OVERLAP_MS=0 \
-  exec node src/main.ts) >"$work/api-fair.log" 2>&1 &
-pids+=($!)
+start_api "$fair_port" "$work/api-fair.log" \
+  API_MAX_IN_PROGRESS_PER_KEY=1 API_READ_THREADS=1 API_UPDATED_SINCE_OVERLAP_MS=0
 if ! wait_until 60 "the fair-shares api answering /v1/me" http_ok "$fair_api/v1/me" "Authorization: Bearer $key"; then
   tail -n 20 "$work/api-fair.log" >&2
   exit 1
@@ -131,13 +141,7 @@ PDA_CONTRACT_OUTCOMES="$outcomes" PDA_CONTRACT_SINCE="$since" SCHEMATHESIS_HOOKS
   --checks all --mode positive --workers 6 --phases examples,coverage,fuzzing \
   --max-examples "${CONTRACT_FAIR_MAX_EXAMPLES:-20}" "${seed_option[@]}" --request-timeout 10 --no-color \
   >"$work/schemathesis-fair.log" 2>&1 || st_status=$?
-if [ "$st_status" != 0 ]; then
-  plain_banners <"$work/schemathesis-fair.log" | cut -c1-2000
-  grep -iE '"level":(50|60)' "$work/api-fair.log" | tail -n 20 >&2 || true
-  echo "contract-checks: Schemathesis failed on the fair-shares pass (exit $st_status)" >&2
-  exit 1
-fi
-sed -n '/SUMMARY/,$p' "$work/schemathesis-fair.log" | plain_banners
+judge_schemathesis "$work/schemathesis-fair.log" "$work/api-fair.log" "$st_status" "the fair-shares pass"
 if ! node -e '
   const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`contract-checks: the fair-shares pass saw ${o.short_pages} short pages and ${o.in_progress_refusals} in-progress refusals (429) in ${o.calls} calls`);
