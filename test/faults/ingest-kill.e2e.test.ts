@@ -66,6 +66,11 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
       await current.caughtUpSeconds(240_000);
 
       const writer = startContinuousWriter(pool, { company, other });
+      // The pipeline flows before the first kill: a change of the writer's applied (after a fault
+      // case that restarted the broker or Connect, the connector may still be catching up, and a
+      // restart's first applied batch would measure that instead of the takeover).
+      const writerStartedAt = Date.now();
+      await current.firstAppliedSeconds(120_000, writerStartedAt);
       let bulkDone = !bulkCompany;
       const bulk = bulkCompany
         ? bulkLoad(pool, bulkCompany, BULK_ROWS, () => false).finally(() => {
@@ -73,6 +78,8 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
           })
         : Promise.resolve();
       const firstApplied: number[] = [];
+      /** Per restart: spawn → joined, and what its takeover logged (the diagnosis of a slow one). */
+      const restarts: { joinedSeconds: number; firstAppliedSeconds: number; takeover: string[] }[] = [];
       const caughtUp: number[] = [];
       const killedAfterMs: number[] = [];
       let summary: Awaited<ReturnType<typeof writer.stop>>;
@@ -85,6 +92,11 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
           await current.kill9();
           current = start();
           firstApplied.push(await current.firstAppliedSeconds());
+          restarts.push({
+            joinedSeconds: await current.joinedSeconds(),
+            firstAppliedSeconds: firstApplied.at(-1) as number,
+            takeover: current.takeoverLines(),
+          });
           // Under the bulk load "caught up" may come late; the next kill waits for it either way,
           // so every restart is measured whole.
           caughtUp.push(await current.caughtUpSeconds(bulkDone ? 120_000 : 600_000));
@@ -109,6 +121,7 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
         firstAppliedSeconds: first,
         caughtUpSeconds: whole,
         killedAfterMs,
+        restarts,
         writer: writerRecord(summary),
         bulkRows: BULK_ROWS,
         sampleDifferences: comparison.differences.slice(0, 10),
@@ -123,9 +136,16 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
       // (docs/resilience.md); without that its join waits for the dead member's session to time out,
       // 27-30 s after the kill (its last heartbeat was at most a tenth of it before). Half of that
       // separates the two (measured: 2.2 s at most, 9.1 s under the long variant's large batches).
-      expect(Math.max(...firstApplied), 'slowest restart to its first applied batch, s').toBeLessThan(
-        SESSION_TIMEOUT_SECONDS / 2,
-      );
+      const slowestJoin = restarts.reduce((a, b) => (b.joinedSeconds > a.joinedSeconds ? b : a));
+      expect(
+        slowestJoin.joinedSeconds,
+        `slowest restart to joined, s (${JSON.stringify(slowestJoin)})`,
+      ).toBeLessThan(SESSION_TIMEOUT_SECONDS / 2);
+      const slowest = restarts.reduce((a, b) => (b.firstAppliedSeconds > a.firstAppliedSeconds ? b : a));
+      expect(
+        slowest.firstAppliedSeconds,
+        `slowest restart to its first applied batch, s (${JSON.stringify(slowest)})`,
+      ).toBeLessThan(SESSION_TIMEOUT_SECONDS / 2);
       expect(exitCode).toBe(0);
     },
     longVariant() ? 3_600_000 : 600_000,

@@ -33,6 +33,10 @@ export interface IngestProcess {
   adminPort(): Promise<number>;
   /** Seconds from `since` (default: the spawn) to the first batch that applied a change (its log line's time). */
   firstAppliedSeconds(timeoutMs?: number, since?: number): Promise<number>;
+  /** Seconds from the spawn to kafkajs's 'Consumer has joined the group' (the takeover done). */
+  joinedSeconds(timeoutMs?: number): Promise<number>;
+  /** What the start's takeover of a dead predecessor logged (its messages, in order). */
+  takeoverLines(): string[];
   /** Seconds from `since` (default: the spawn) to the first /readyz with a measured lag of 0. */
   caughtUpSeconds(timeoutMs?: number, since?: number): Promise<number>;
   /** The distinct messages of warn-or-worse lines logged since `since` (what an operator sees). */
@@ -114,6 +118,21 @@ export function startIngest(options: IngestOptions): IngestProcess {
         timeoutMs,
       );
       return (first.time - since) / 1000;
+    },
+    async joinedSeconds(timeoutMs = 120_000) {
+      const joined = await line(
+        'the consumer group joined',
+        (l) => l.msg === 'Consumer has joined the group',
+        timeoutMs,
+      );
+      return (joined.time - spawnedAt) / 1000;
+    },
+    takeoverLines() {
+      return lines
+        .filter((l) => /previous (worker|group member)|LeaveGroup/.test(l.msg))
+        .map((l) =>
+          [l.msg, l.error, l.ms === undefined ? undefined : `${l.ms} ms`].filter(Boolean).join(': '),
+        );
     },
     async caughtUpSeconds(timeoutMs = 120_000, since = spawnedAt) {
       const port = await adminPort();
