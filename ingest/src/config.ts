@@ -5,9 +5,9 @@
  */
 import { OwnershipError } from '@pda/projections/model';
 import { z } from 'zod';
+import { readAdminToken } from './admin-token.ts';
 import { KAFKA_SECURITY_SETTINGS, kafkaSecurityProblems } from './kafka/security.ts';
-import { readAdminToken } from './ops/admin-token.ts';
-import { loadWriterOwnership, type WriterOwnership } from './ownership.ts';
+import { loadWriterOwnership, type WriterOwnership } from './kafka/writer-ownership.ts';
 import { registryAccessProblems, SCHEMA_REGISTRY_ACCESS_SETTINGS } from './schema-registry/settings.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -39,7 +39,7 @@ export const ConfigSchema = z.object({
   /** 0 = pick a free port (tests); the chosen port is logged. */
   INGEST_ADMIN_PORT: int(0, 65535).default(9464),
   /**
-   * File holding the admin port's token (ops/admin-token.ts), read once here: POST /rebuild and the
+   * File holding the admin port's token (admin-token.ts), read once here: POST /rebuild and the
    * company lists of the port need it as `Authorization: Bearer`. Unset: rebuilds over the port are
    * refused (403) and no answer names a company.
    */
@@ -84,7 +84,7 @@ export const ConfigSchema = z.object({
   INGEST_MAX_EVENTS_IN_FLIGHT: int(1, 10_000_000).default(20_000),
   /**
    * How far that bound (and the apply group) may grow while apply calls span many companies: room
-   * for ~20 events per company touched, so a wide batch is not all commits (group-bound.ts).
+   * for ~20 events per company touched, so a wide batch is not all commits (batch/group-bound.ts).
    */
   INGEST_MAX_EVENTS_IN_FLIGHT_WIDE: int(1, 10_000_000).default(160_000),
   /** Upper bound of events merged into one apply call (one transaction per company per call). */
@@ -134,7 +134,7 @@ export const ConfigSchema = z.object({
   /** HTTPS with credentials and a private CA (schema-registry/settings.ts). */
   ...SCHEMA_REGISTRY_ACCESS_SETTINGS,
   /**
-   * A writer of a deployment split by company (ownership.ts): the ownership file shared by every
+   * A writer of a deployment split by company (kafka/writer-ownership.ts): the ownership file shared by every
    * writer and api, and this writer's name in it. Both or neither; read once here.
    */
   INGEST_OWNERSHIP_FILE: z.string().min(1).optional(),

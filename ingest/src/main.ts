@@ -8,8 +8,8 @@
 import { openFileLimit, openFileLimitProblem } from '@pda/projections/model';
 import { ConfigError, parseConfig } from './config.ts';
 import { KafkaAuthenticationError } from './kafka/auth-failure.ts';
+import { OwnershipMismatchError } from './kafka/writer-ownership.ts';
 import { createLogger } from './logger.ts';
-import { OwnershipMismatchError } from './ownership.ts';
 import { loadAvscTypes } from './schema-types.ts';
 import { createWorker } from './worker.ts';
 
@@ -67,7 +67,7 @@ worker.run().then(
     if (error instanceof KafkaAuthenticationError || error instanceof OwnershipMismatchError) {
       // Configuration, found at the first connection: one line, and the exit code of a bad setting
       // (a restart would be refused again; kafka/auth-failure.ts). So is a split writer whose
-      // ownership file and tenant topics disagree on the number of partitions (ownership.ts).
+      // ownership file and tenant topics disagree on the number of partitions (kafka/writer-ownership.ts).
       logger.fatal(error.message);
       process.exit(2);
     }

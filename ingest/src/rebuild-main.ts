@@ -6,18 +6,18 @@
  *
  * `rebuild --company <uuid> [--admin http://host:port]`: rebuilds ONE company's file, performed by
  * the running ingest (its admin port: `--admin`, else INGEST_ADMIN_HOST/INGEST_ADMIN_PORT, default
- * 127.0.0.1:9464) while it keeps applying the others (src/rebuild/company-rebuild.ts). Sends the
- * admin token read from INGEST_ADMIN_TOKEN_FILE, the running ingest's file (ops/admin-server.ts).
+ * 127.0.0.1:9464) while it keeps applying the others (src/live-rebuild/company-rebuild.ts). Sends the
+ * admin token read from INGEST_ADMIN_TOKEN_FILE, the running ingest's file (admin-port/admin-server.ts).
  * Waits for the outcome and prints it as one JSON line; exit 1 when it failed (the company stays
  * out of service), 2 for a refusal (not a uuid, one already running, no or a wrong token).
  */
 
 import { parseArgs } from 'node:util';
 import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
+import type { AdminToken } from './admin-token.ts';
 import { ConfigError, ConfigSchema, parseConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import type { AdminToken } from './ops/admin-token.ts';
-import { RebuildError, rebuild } from './rebuild/rebuild.ts';
+import { RebuildError, rebuild } from './offline-rebuild/rebuild.ts';
 import { loadAvscTypes } from './schema-types.ts';
 
 const USAGE = 'usage: rebuild [--adopt-directory] | rebuild --company <uuid> [--admin http://host:port]';

@@ -2,7 +2,7 @@
  * `pnpm --filter @pda/ingest run remove-unowned [--company <uuid>]... [--dry-run]`: same INGEST_*
  * environment as `start`, with INGEST_OWNERSHIP_FILE and INGEST_WRITER_NAME. Removes the company
  * files of INGEST_DATA_DIR whose company this writer no longer applies (the ownership file gave
- * its partition to another writer: ownership.ts), all of them or the ones named. Refuses (exit 2,
+ * its partition to another writer: kafka/writer-ownership.ts), all of them or the ones named. Refuses (exit 2,
  * one line, nothing removed) a company the ownership file still assigns to this writer, and any
  * removal while the writer answers on its admin port (stop it first: one writer per data
  * directory). Prints `{"removed":[…],"dryRun":bool}` as one JSON line.
@@ -12,8 +12,8 @@ import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
 import { companyPartition, isUuid } from '@pda/projections/model';
 import { removeCompanyFiles } from '@pda/projections/write';
 import { ConfigError, parseConfig } from './config.ts';
-import { unownedCompanyFiles } from './ownership.ts';
-import { resolvedDataDir } from './rebuild/generations.ts';
+import { resolvedDataDir } from './generations.ts';
+import { unownedCompanyFiles } from './kafka/writer-ownership.ts';
 
 const USAGE = 'usage: remove-unowned [--company <uuid>]... [--dry-run]';
 

@@ -41,7 +41,7 @@ export function readSecretFile(file: string): SecretFile {
   return new SecretFile(file, value);
 }
 
-/** A secret file's text without surrounding whitespace; throws one line naming the file (ops/admin-token.ts too). */
+/** A secret file's text without surrounding whitespace; throws one line naming the file (admin-token.ts too). */
 export function readTrimmedFile(file: string): string {
   try {
     return readFileSync(file, 'utf8').trim();

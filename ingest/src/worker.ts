@@ -10,17 +10,18 @@
 import { type OpenFilesBound, processOpenFilesBound, type SourceTable } from '@pda/projections/model';
 import { type ProjectionStoreOptions, WRITER_DESCRIPTOR_RESERVE } from '@pda/projections/write';
 import type { Logger } from 'pino';
-import { startDeadLetterPruner } from './apply/dead-letter-pruner.ts';
-import { createDurabilityBarrier } from './apply/durability.ts';
-import { createGroupBound, type GroupBound } from './apply/group-bound.ts';
-import { createPipeline, type Pipeline, type Prepared } from './apply/pipeline.ts';
-import { ReopeningStore } from './apply/reopening-store.ts';
-import { type ApplySink, inProcessSink } from './apply/sink.ts';
-import { createStorageState, type StorageState } from './apply/storage-state.ts';
-import { createThreadedSink } from './apply/threaded-sink.ts';
-import { startTombstonePruner } from './apply/tombstone-pruner.ts';
+import { type AdminServer, startAdminServer } from './admin-port/admin-server.ts';
+import { readinessReport } from './admin-port/readiness.ts';
+import { ReopeningStore } from './apply-thread/reopening-store.ts';
+import { type ApplySink, inProcessSink } from './apply-thread/sink.ts';
+import { createThreadedSink } from './apply-thread/threaded-sink.ts';
+import { createDurabilityBarrier } from './batch/durability.ts';
+import { createGroupBound, type GroupBound } from './batch/group-bound.ts';
+import { createPipeline, type Pipeline, type Prepared } from './batch/pipeline.ts';
+import { createStorageState, type StorageState } from './batch/storage-state.ts';
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
+import { readGeneration, resolvedDataDir } from './generations.ts';
 import { memberFilePath } from './kafka/predecessor.ts';
 import { describeKafkaSecurity, kafkaConnectionOptions } from './kafka/security.ts';
 import {
@@ -29,15 +30,14 @@ import {
   type KafkaSourceOptions,
   type RecordsHandler,
 } from './kafka/source.ts';
-import { type AdminServer, startAdminServer } from './ops/admin-server.ts';
-import { type CatchUpReporter, createCatchUpReporter } from './ops/catch-up-reporter.ts';
-import { createMetrics, type IngestMetrics } from './ops/metrics.ts';
-import { readinessReport } from './ops/readiness.ts';
-import { foreignCompanyOf, REMOVE_UNOWNED_COMMAND, unownedCompanyFiles } from './ownership.ts';
-import type { CompanyRebuildResult } from './rebuild/company-rebuild.ts';
-import { createCompanyRebuilds, type LiveGeneration } from './rebuild/company-rebuilds.ts';
-import { readGeneration, resolvedDataDir } from './rebuild/generations.ts';
+import { foreignCompanyOf, REMOVE_UNOWNED_COMMAND, unownedCompanyFiles } from './kafka/writer-ownership.ts';
+import type { CompanyRebuildResult } from './live-rebuild/company-rebuild.ts';
+import { createCompanyRebuilds, type LiveGeneration } from './live-rebuild/company-rebuilds.ts';
+import { type CatchUpReporter, createCatchUpReporter } from './observability/catch-up-reporter.ts';
+import { createMetrics, type IngestMetrics } from './observability/metrics.ts';
 import { type AvroSupport, createAvroSupport } from './schema-registry/index.ts';
+import { startDeadLetterPruner } from './upkeep/dead-letter-pruner.ts';
+import { startTombstonePruner } from './upkeep/tombstone-pruner.ts';
 
 export interface WorkerDeps {
   readonly logger: Logger;
@@ -58,7 +58,7 @@ export interface Worker {
   /** The Kafka source of the generation being written (lag, connection). */
   source(): KafkaSource | undefined;
   /**
-   * Rebuilds one company's file while the others go on (rebuild/company-rebuild.ts); one at a time.
+   * Rebuilds one company's file while the others go on (live-rebuild/company-rebuild.ts); one at a time.
    * Resolves when the company is back in service.
    */
   rebuildCompany(companyId: string): Promise<CompanyRebuildResult>;
@@ -305,7 +305,7 @@ function sourceOptions(
     }),
     durable: createDurabilityBarrier(dataDir),
     logger: deps.logger,
-    // A full/read-only/failing disk: one line per fault (storage-state.ts), retried every 2 s.
+    // A full/read-only/failing disk: one line per fault (batch/storage-state.ts), retried every 2 s.
     onApplyFailure: (error) =>
       storage.failed(error) ? { logged: true, retryMs: storage.retryMs } : { logged: false },
   };

@@ -10,9 +10,9 @@ import {
   NO_ADMIN_TOKEN,
   type Readiness,
   startAdminServer,
-} from '../src/ops/admin-server.ts';
-import { readAdminToken } from '../src/ops/admin-token.ts';
-import { createMetrics } from '../src/ops/metrics.ts';
+} from '../src/admin-port/admin-server.ts';
+import { readAdminToken } from '../src/admin-token.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 
 // The admin port both ways (ingest/README.md, "Operations: admin port"): health, readiness and
 // metrics open to anyone; rebuilds and the company lists only with the token, never as a request a

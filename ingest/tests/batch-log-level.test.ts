@@ -2,10 +2,10 @@ import { Writable } from 'node:stream';
 import { ProjectionStore } from '@pda/projections/write';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline } from '../src/apply/pipeline.ts';
-import { inProcessSink } from '../src/apply/sink.ts';
+import { inProcessSink } from '../src/apply-thread/sink.ts';
+import { createPipeline } from '../src/batch/pipeline.ts';
 import { createDecoder, heartbeatTopic, type RawRecord } from '../src/decode/index.ts';
-import { createMetrics } from '../src/ops/metrics.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 import { tempDataDir } from './support/apply.ts';
 import { fixtureRecords } from './support/fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CatchUpProgress, type CatchUpReading } from '../src/ops/catch-up-progress.ts';
+import { CatchUpProgress, type CatchUpReading } from '../src/observability/catch-up-progress.ts';
 
 // The catch-up arithmetic on synthetic samples, one a second like the worker's: exact rates and ETAs.
 

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { LagSnapshot } from '../src/kafka/lag-monitor.ts';
-import { CATCH_UP_LOG_INTERVAL_MS, createCatchUpReporter } from '../src/ops/catch-up-reporter.ts';
-import { createMetrics } from '../src/ops/metrics.ts';
+import { CATCH_UP_LOG_INTERVAL_MS, createCatchUpReporter } from '../src/observability/catch-up-reporter.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 
 // What operators see of a catch-up: one 'catching up' line per interval, one 'caught up' line, and
 // the two gauges, fed one sample a second like the worker does.

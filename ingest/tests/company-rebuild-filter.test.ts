@@ -1,7 +1,7 @@
 import type { Change } from '@pda/projections/model';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
-import { createBackfillFilter } from '../src/rebuild/company-rebuild.ts';
+import { createBackfillFilter } from '../src/live-rebuild/company-rebuild.ts';
 
 const V = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const O = 'bbbbbbbb-0000-4000-8000-00000000000b';

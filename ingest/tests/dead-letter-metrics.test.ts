@@ -1,10 +1,10 @@
 import { ProjectionStore } from '@pda/projections/write';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline } from '../src/apply/pipeline.ts';
-import { inProcessSink } from '../src/apply/sink.ts';
+import { inProcessSink } from '../src/apply-thread/sink.ts';
+import { createPipeline } from '../src/batch/pipeline.ts';
 import { createDecoder } from '../src/decode/index.ts';
-import { createMetrics, type IngestMetrics } from '../src/ops/metrics.ts';
+import { createMetrics, type IngestMetrics } from '../src/observability/metrics.ts';
 import { tempDataDir } from './support/apply.ts';
 
 // Dead letters per table (pda_ingest_events_total{outcome="dead_lettered", table}) as the alerts

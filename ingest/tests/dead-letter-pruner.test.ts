@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import { openControlReader } from '@pda/projections/read';
 import { ProjectionStore } from '@pda/projections/write';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDeadLetterPruner } from '../src/apply/dead-letter-pruner.ts';
-import { createThreadedSink } from '../src/apply/threaded-sink.ts';
+import { createThreadedSink } from '../src/apply-thread/threaded-sink.ts';
 import { createLogger } from '../src/logger.ts';
+import { startDeadLetterPruner } from '../src/upkeep/dead-letter-pruner.ts';
 import { tempDataDir } from './support/apply.ts';
 
 // Dead-letter retention (ingest/README.md, "Dead letters"): passes through the one writer (the

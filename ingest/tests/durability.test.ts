@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDurabilityBarrier, syncFileSystem } from '../src/apply/durability.ts';
+import { createDurabilityBarrier, syncFileSystem } from '../src/batch/durability.ts';
 
 /** A flush the test finishes by hand, recording when each one started. */
 function manualFlushes() {

@@ -8,7 +8,7 @@ import {
   readGeneration,
   resolvedDataDir,
   swapTo,
-} from '../src/rebuild/generations.ts';
+} from '../src/generations.ts';
 import { tempDataDir } from './support/apply.ts';
 
 describe('projection generations', () => {

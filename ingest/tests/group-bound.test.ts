@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createGroupBound, EVENTS_PER_COMPANY } from '../src/apply/group-bound.ts';
+import { createGroupBound, EVENTS_PER_COMPANY } from '../src/batch/group-bound.ts';
 
-// The in-flight bound follows the width of the last apply call (src/apply/group-bound.ts).
+// The in-flight bound follows the width of the last apply call (src/batch/group-bound.ts).
 describe('group bound', () => {
   it('starts at the base and stays there while apply calls touch few companies', () => {
     const bound = createGroupBound(20_000, 160_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createGroupCommitter } from '../src/apply/group-commit.ts';
+import { createGroupCommitter } from '../src/batch/group-commit.ts';
 
 /** A commit that settles only when the test says so, recording what it was given. */
 function controlledCommit() {

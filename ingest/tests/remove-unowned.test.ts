@@ -8,7 +8,7 @@ import { openControlReader } from '@pda/projections/read';
 import { freePort, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
 import { describe, expect, it } from 'vitest';
-import { unownedCompanyFiles } from '../src/ownership.ts';
+import { unownedCompanyFiles } from '../src/kafka/writer-ownership.ts';
 import { tempDataDir } from './support/apply.ts';
 
 // A split writer whose ownership shrank: the files of the companies it gave away are counted

@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { schemaIdOf, WriterSchemas } from '../src/decode/index.ts';
-import { createMetrics } from '../src/ops/metrics.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 import {
   createSchemaRegistryClient,
   SchemaFetchError,

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStorageState } from '../src/apply/storage-state.ts';
-import { createMetrics } from '../src/ops/metrics.ts';
+import { createStorageState } from '../src/batch/storage-state.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 
 const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 const readOnly = Object.assign(new Error('attempt to write a readonly database'), {

@@ -3,10 +3,10 @@ import { openCompanyReader } from '@pda/projections/read';
 import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createThreadedSink } from '../src/apply/threaded-sink.ts';
-import { startTombstonePruner } from '../src/apply/tombstone-pruner.ts';
+import { createThreadedSink } from '../src/apply-thread/threaded-sink.ts';
 import { createLogger } from '../src/logger.ts';
 import { uuidFor } from '../src/testing/index.ts';
+import { startTombstonePruner } from '../src/upkeep/tombstone-pruner.ts';
 import { tempDataDir } from './support/apply.ts';
 
 // Tombstone retention (ingest/README.md, "Tombstone retention"): passes through the one writer

@@ -1,6 +1,6 @@
 import type { Change } from '@pda/projections/model';
 import { describe, expect, it } from 'vitest';
-import { fromWire, toWire } from '../src/apply/wire.ts';
+import { fromWire, toWire } from '../src/apply-thread/wire.ts';
 import { createDecoder } from '../src/decode/index.ts';
 import { fixtureRecords } from './support/fixtures.ts';
 

@@ -5,12 +5,11 @@ import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createPipeline } from '../src/apply/pipeline.ts';
-import { inProcessSink } from '../src/apply/sink.ts';
+import { inProcessSink } from '../src/apply-thread/sink.ts';
+import { createPipeline } from '../src/batch/pipeline.ts';
 import { ConfigError, parseConfig } from '../src/config.ts';
 import { createDecoder } from '../src/decode/index.ts';
 import { fixedAssignment } from '../src/kafka/fixed-assignment.ts';
-import { createMetrics } from '../src/ops/metrics.ts';
 import {
   checkTenantPartitions,
   foreignCompanyOf,
@@ -18,8 +17,9 @@ import {
   ownsPartition,
   type WriterOwnership,
   writerAssignment,
-} from '../src/ownership.ts';
-import { createCompanyRebuilds } from '../src/rebuild/company-rebuilds.ts';
+} from '../src/kafka/writer-ownership.ts';
+import { createCompanyRebuilds } from '../src/live-rebuild/company-rebuilds.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 import { encodeEvent } from '../src/testing/index.ts';
 import { tempDataDir } from './support/apply.ts';
 

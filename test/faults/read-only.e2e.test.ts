@@ -10,7 +10,7 @@
 // no file corrupt; and lose nothing. The projection files run synchronous=NORMAL, so a commit
 // reaches the page cache, not the disk, and the file system's death drops what the kernel had not
 // written back (ext4: up to 30 s). Ingest therefore commits Kafka offsets only after flushing the
-// data directory's file system (ingest/src/apply/durability.ts): whatever was lost is redelivered.
+// data directory's file system (ingest/src/batch/durability.ts): whatever was lost is redelivered.
 // Before that barrier 54-74 rows were missing after the remount; with it 0 in four runs and 1 in
 // one (a kernel writeback that reached one file and not another before the file system died). The
 // count is recorded, and the remedy, a full `rebuild` (new generation, swapped in under the running
@@ -139,7 +139,7 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       expect(whileReadOnly.faultMetric).toBe(1);
       expect(whileReadOnly.committedAfter).toBe(whileReadOnly.committedBefore);
       // Ingest closes its files after each failed write and holds them only during a retry (every
-      // 2 s, ingest/src/apply/storage-state.ts), so the unmount, tried every 0.1 s, succeeds at once
+      // 2 s, ingest/src/batch/storage-state.ts), so the unmount, tried every 0.1 s, succeeds at once
       // (docs/resilience.md); repair() would keep trying for 60 s, which hides a process that holds
       // its files for tens of seconds.
       expect(unmountSeconds, 'seconds until the file system unmounted').toBeLessThan(5);

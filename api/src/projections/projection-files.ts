@@ -24,7 +24,7 @@ import { LRUCache } from 'lru-cache';
  * (each handle carries its prepared statements). When ingest swaps in rebuilt files, every handle
  * is closed and reopened lazily on the new files.
  *
- * Swap signal (ingest "Rebuild", ingest/src/rebuild/generations.ts): the identity of the data
+ * Swap signal (ingest "Rebuild", ingest/src/generations.ts): the identity of the data
  * directory = its resolved realpath (`<dir> -> <dir>.generations/<id>`, swapped by renaming a new
  * symlink over the old one), plus the inode of control.sqlite (files renamed into place) and the
  * generation's GENERATION.json. It is checked at most every

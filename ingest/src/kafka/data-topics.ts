@@ -45,7 +45,7 @@ export interface TopicState {
 export async function createMissingTopics(
   client: KafkaClient,
   topics: readonly string[],
-  /** A split writer's tenant topics get the ownership file's partitions (ownership.ts). */
+  /** A split writer's tenant topics get the ownership file's partitions (kafka/writer-ownership.ts). */
   partitioned?: { readonly topics: readonly string[]; readonly partitions: number },
 ): Promise<string[]> {
   const created: string[] = [];

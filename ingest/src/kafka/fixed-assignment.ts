@@ -1,5 +1,5 @@
 /**
- * The assignment of a writer's own consumer group when writers are split by company (ownership.ts):
+ * The assignment of a writer's own consumer group when writers are split by company (kafka/writer-ownership.ts):
  * the group has one live member, and it must get exactly the writer's partitions, at every join, so
  * a restart never moves a company's partitions (its file lives on this writer's disk). Kafka's
  * assignors spread partitions over members; this one does not spread anything.

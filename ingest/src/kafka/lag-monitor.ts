@@ -24,7 +24,7 @@ export class LagMonitor {
   private readonly owns: (topic: string, partition: number) => boolean;
 
   /**
-   * `owns`: the partitions counted (a split writer's own, ownership.ts); others are neither
+   * `owns`: the partitions counted (a split writer's own, kafka/writer-ownership.ts); others are neither
    * polled into the lag nor reported. Default: every partition.
    */
   constructor(

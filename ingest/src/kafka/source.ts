@@ -15,13 +15,6 @@
 import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { heartbeatTsMs, type RawRecord } from '../decode/index.ts';
-import {
-  checkTenantPartitions,
-  ownsPartition,
-  tenantTopics,
-  type WriterOwnership,
-  writerAssignment,
-} from '../ownership.ts';
 import { authenticationError } from './auth-failure.ts';
 import {
   type BatchControl,
@@ -41,6 +34,13 @@ import {
   removeDeadPredecessor,
 } from './predecessor.ts';
 import type { KafkaConnection } from './security.ts';
+import {
+  checkTenantPartitions,
+  ownsPartition,
+  tenantTopics,
+  type WriterOwnership,
+  writerAssignment,
+} from './writer-ownership.ts';
 
 export interface KafkaSourceOptions {
   readonly brokers: readonly string[];
@@ -57,7 +57,7 @@ export interface KafkaSourceOptions {
   readonly partitionsInFlight: number;
   /**
    * Events handed to `commit` and not yet committed, over all partitions (backpressure bound); a
-   * function is read before each chunk (the bound follows the apply side, group-bound.ts).
+   * function is read before each chunk (the bound follows the apply side, batch/group-bound.ts).
    */
   readonly maxEventsInFlight: number | (() => number);
   /** Fail instead of warn when a data topic is not compacted and lost its oldest events (rebuild). */
@@ -78,7 +78,7 @@ export interface KafkaSourceOptions {
   readonly memberFile?: string;
   readonly logger: Logger;
   /**
-   * Resolves once what SQLite committed so far is on disk (apply/durability.ts); offsets are
+   * Resolves once what SQLite committed so far is on disk (batch/durability.ts); offsets are
    * committed only after it. Omitted: offsets follow the SQLite commits directly.
    */
   readonly durable?: () => Promise<void>;
@@ -91,7 +91,7 @@ export interface KafkaSourceOptions {
   /** The Kafka client; default createKafkaClient (kafkajs) with the settings above. */
   readonly client?: KafkaClient;
   /**
-   * A writer of a split deployment (ownership.ts): its one-member group takes exactly its
+   * A writer of a split deployment (kafka/writer-ownership.ts): its one-member group takes exactly its
    * partitions of the tenant topics and all of the others, lag counts only those, and the tenant
    * topics must have the file's partitions. Omitted: every partition, the group's usual assignor.
    */

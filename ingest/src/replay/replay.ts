@@ -13,8 +13,8 @@
 import type { SourceTable } from '@pda/projections/model';
 import { type DeadLetter, ProjectionStore } from '@pda/projections/write';
 import type { Logger } from 'pino';
-import { type BatchSummary, createPipeline } from '../apply/pipeline.ts';
-import { inProcessSink } from '../apply/sink.ts';
+import { inProcessSink } from '../apply-thread/sink.ts';
+import { type BatchSummary, createPipeline } from '../batch/pipeline.ts';
 import {
   type ColumnType,
   createDecoder,
@@ -22,7 +22,7 @@ import {
   schemaIdOf,
   WriterSchemas,
 } from '../decode/index.ts';
-import { createMetrics } from '../ops/metrics.ts';
+import { createMetrics } from '../observability/metrics.ts';
 import {
   createSchemaRegistryClient,
   createSchemaResolver,

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { heartbeatTsMs, type RawRecord, WriterSchemas } from '../decode/index.ts';
-import type { IngestMetrics } from '../ops/metrics.ts';
+import type { IngestMetrics } from '../observability/metrics.ts';
 import { createSchemaRegistryClient } from './client.ts';
 import { createSchemaResolver, type ResolveHooks } from './resolver.ts';
 import type { RegistryAccessConfig } from './settings.ts';

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { RawRecord } from '../decode/index.ts';
 import { schemaIdOf, type WriterSchemas } from '../decode/index.ts';
-import type { IngestMetrics } from '../ops/metrics.ts';
+import type { IngestMetrics } from '../observability/metrics.ts';
 import { SchemaFetchError, type SchemaRegistryClient } from './client.ts';
 
 export interface ResolveHooks {

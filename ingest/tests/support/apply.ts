@@ -6,15 +6,15 @@ import type { SourceTable } from '@pda/projections/model';
 import { ProjectionStore } from '@pda/projections/write';
 import { loadTableSchema } from '@pda/schemas';
 import { pino } from 'pino';
-import { createPipeline } from '../../src/apply/pipeline.ts';
-import { inProcessSink } from '../../src/apply/sink.ts';
+import { inProcessSink } from '../../src/apply-thread/sink.ts';
+import { createPipeline } from '../../src/batch/pipeline.ts';
 import {
   columnTypesFromAvsc,
   createDecoder,
   type RawRecord,
   type WriterSchemas,
 } from '../../src/decode/index.ts';
-import { createMetrics } from '../../src/ops/metrics.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 
 const avscTypes = (table: SourceTable) => columnTypesFromAvsc(loadTableSchema(table));
 

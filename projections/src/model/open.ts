@@ -7,7 +7,7 @@ import { OutOfDescriptorsError, ProjectionNotFoundError, ProjectionUnreadableErr
  * The only two ways a projection file is opened (better-sqlite3 docs/performance.md):
  * - one writer (ingest): WAL so readers never block it, synchronous=NORMAL (durable at checkpoints,
  *   never corrupt; a power cut can lose the last batches, which Kafka replays because ingest commits
- *   offsets only after flushing the file system: ingest/src/apply/durability.ts), a bounded WAL file;
+ *   offsets only after flushing the file system: ingest/src/batch/durability.ts), a bounded WAL file;
  * - any number of readers (api): read-only, the file must exist, query_only as a second lock.
  */
 

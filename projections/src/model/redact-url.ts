@@ -4,7 +4,7 @@
  * (`?api_key=svc_pk_…`) or the path must not leave it in the logs: the api answers 401 and logs
  * the URL (api/src/http/log-redaction.ts). It lives in this package, the only one both deployables
  * depend on, so ingest uses the same function if it ever logs a URL (its admin port,
- * ingest/src/ops/admin-server.ts, logs none today).
+ * ingest/src/admin-port/admin-server.ts, logs none today).
  *
  * Redacted, each replaced by `[REDACTED]`:
  * - the value of a parameter whose name, percent-decoded and case-folded, is a key name

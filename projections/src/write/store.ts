@@ -63,7 +63,7 @@ export interface ApplyOptions {
    */
   readonly sourceCurrentAtMs?: number;
   /**
-   * A per-company rebuild's backfill (ingest/src/rebuild/company-rebuild.ts): the changes of the
+   * A per-company rebuild's backfill (ingest/src/live-rebuild/company-rebuild.ts): the changes of the
    * rows that have been this company's, replayed in order into its new file (and into the files
    * its rows moved to while it was out of service); of control.sqlite only the routes they move.
    * The company must be rebuilding.

@@ -164,7 +164,7 @@ export async function committedTotal(groupId: string, prefix: string): Promise<n
 
 /**
  * What was applied before a fault is still committed for up to ~1 s after it: ingest commits offsets
- * only after flushing the file system, at most once a second (ingest/src/apply/durability.ts). The
+ * only after flushing the file system, at most once a second (ingest/src/batch/durability.ts). The
  * "no offset moves during the fault" check starts after this, so it sees only commits the fault
  * should have stopped.
  */

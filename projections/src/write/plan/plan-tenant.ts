@@ -77,7 +77,7 @@ export function planTenantUpsert(
       return skip(plan, change);
     // The file it leaves is out of service (damaged): its columns cannot be carried from it. The
     // row stays routed there and the move waits for that company's rebuild, which replays it
-    // with every column (ingest/src/rebuild/company-rebuild.ts); later changes of the row wait too.
+    // with every column (ingest/src/live-rebuild/company-rebuild.ts); later changes of the row wait too.
     if (deferMovesOutOf?.(route.companyId)) return skip(plan, change);
     // The row moves with every column: those the change could not carry come from the batch's
     // earlier upserts of the row, or from the file that held it before the batch (apply-company.ts

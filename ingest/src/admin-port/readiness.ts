@@ -4,11 +4,11 @@
  * details an operator reads.
  */
 
-import type { StorageState } from '../apply/storage-state.ts';
+import type { StorageState } from '../batch/storage-state.ts';
 import type { IngestConfig } from '../config.ts';
 import type { KafkaSource } from '../kafka/source.ts';
+import type { IngestMetrics } from '../observability/metrics.ts';
 import type { AvroSupport } from '../schema-registry/index.ts';
-import type { IngestMetrics } from './metrics.ts';
 
 /** /readyz: `withCompanies` = the admin request carried the token, so company ids may be listed. */
 export function readinessReport(
@@ -47,7 +47,7 @@ export function readinessReport(
         storage: storage.health(),
         // Damaged company files (out of service until rebuilt); the others are applied. Not a
         // readiness failure: the process serves every other company. Counted for everyone, named
-        // only to the admin token (ops/admin-server.ts).
+        // only to the admin token (admin-port/admin-server.ts).
         company_files: {
           damaged: metrics.companyFaults.filter((f) => f.state === 'damaged').length,
           rebuilding: metrics.companyFaults.filter((f) => f.state === 'rebuilding').length,

@@ -7,8 +7,8 @@
  *
  * `POST /rebuild?company=<uuid>` starts a per-company rebuild in this process (202; 400 not a
  * company id, 409 one is running or not consuming yet) and `GET /rebuild` lists them with their
- * outcome (rebuild/company-rebuild.ts). A rebuild takes a served company out of service until its
- * backfill ends, so both need the admin token (ops/admin-token.ts, INGEST_ADMIN_TOKEN_FILE) as
+ * outcome (live-rebuild/company-rebuild.ts). A rebuild takes a served company out of service until its
+ * backfill ends, so both need the admin token (../admin-token.ts, INGEST_ADMIN_TOKEN_FILE) as
  * `Authorization: Bearer`; without the setting they are refused (403), wherever the port listens.
  * /readyz names companies (out of service, rebuilt) only to the token too.
  *
@@ -24,7 +24,7 @@ import {
   startAdminServer as startAdminHttp,
 } from '@pda/admin-http';
 import type { Registry } from 'prom-client';
-import type { AdminToken } from './admin-token.ts';
+import type { AdminToken } from '../admin-token.ts';
 
 export type { AdminServer, Readiness };
 

@@ -6,14 +6,14 @@
  * new generation with the new group. The old generation is left on disk for rollback/cleanup.
  *
  * Progress: the builder worker logs 'catching up' { eventsPerSecond, lag, etaSeconds } at info
- * every 10 s and 'caught up' with the total time and mean rate (ops/catch-up-reporter.ts).
+ * every 10 s and 'caught up' with the total time and mean rate (observability/catch-up-reporter.ts).
  */
 import type { SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import type { IngestConfig } from '../config.ts';
 import type { ColumnType } from '../decode/index.ts';
+import { adoptDirectory, createGeneration, type GenerationInfo, layoutOf, swapTo } from '../generations.ts';
 import { createWorker } from '../worker.ts';
-import { adoptDirectory, createGeneration, type GenerationInfo, layoutOf, swapTo } from './generations.ts';
 
 export class RebuildError extends Error {
   override readonly name = 'RebuildError';

@@ -37,7 +37,7 @@ import type { Change } from '@pda/projections/model';
 import { companyPartition, TENANT_TABLES } from '@pda/projections/model';
 import type { CompanyFault } from '@pda/projections/write';
 import type { Logger } from 'pino';
-import type { ApplySink } from '../apply/sink.ts';
+import type { ApplySink } from '../apply-thread/sink.ts';
 import type { IngestConfig } from '../config.ts';
 import { type ColumnType, createDecoder, dataTopics, type RawRecord } from '../decode/index.ts';
 import { kafkaConnectionOptions } from '../kafka/security.ts';
@@ -166,7 +166,7 @@ export async function rebuildCompany(
     // A company rebuilt from topics that lost their oldest events would lack rows, silently.
     refuseTruncatedTopics: true,
     logger: logger.child({ component: 'company-rebuild' }),
-    // A split writer's backfill reads only its partitions, like its live consumer (ownership.ts).
+    // A split writer's backfill reads only its partitions, like its live consumer (kafka/writer-ownership.ts).
     ...(owned && { ownership: { writer: owned, topicPrefix: config.INGEST_TOPIC_PREFIX } }),
   });
   const stop = new AbortController();

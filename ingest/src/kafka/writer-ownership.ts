@@ -2,7 +2,7 @@
  * A writer of a deployment split by company (docs/scaling.md; issue 28): with
  * INGEST_OWNERSHIP_FILE and INGEST_WRITER_NAME, this worker applies only its partitions of the
  * tenant topics (`appliedPartitions` of its entry in the ownership file, @pda/projections/model
- * ownership.ts) and every partition of the control topics and of Debezium's heartbeat topic.
+ * kafka/writer-ownership.ts) and every partition of the control topics and of Debezium's heartbeat topic.
  * Without them (`undefined` everywhere below) nothing changes: every partition of every topic.
  */
 import {
@@ -15,7 +15,7 @@ import {
   readOwnershipFile,
   TENANT_TABLES,
 } from '@pda/projections/model';
-import type { KafkaAdmin, TopicPartitions } from './kafka/client.ts';
+import type { KafkaAdmin, TopicPartitions } from './client.ts';
 
 export interface WriterOwnership {
   /** The ownership file, as configured (logged, never its content). */

@@ -32,7 +32,7 @@ export interface ThreadCalls {
   };
   'prune-dead-letters': { request: { readonly maxRows: number }; response: { readonly pruned: number } };
   company: {
-    /** list: the companies out of service; start/finish: a per-company rebuild (company-rebuild.ts). */
+    /** list: the companies out of service; start/finish: a per-company rebuild (live-rebuild/company-rebuild.ts). */
     request: { readonly action: 'list' | 'start' | 'finish'; readonly companyId: string };
     response: CompanyFault[];
   };

@@ -1,6 +1,6 @@
 /**
  * How fast a catch-up goes and when it will be done, from periodic samples of (time, messages
- * consumed so far, total consumer lag). Pure: the caller feeds it (ops/catch-up-reporter.ts) and
+ * consumed so far, total consumer lag). Pure: the caller feeds it (observability/catch-up-reporter.ts) and
  * decides what to log and export.
  *
  * - events/s over a sliding window, so a start-up pause (joining the group, the first fetch) stops

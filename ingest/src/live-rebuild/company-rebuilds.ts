@@ -4,7 +4,7 @@
  */
 import { companyPartition, isUuid, type SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
-import type { ApplySink } from '../apply/sink.ts';
+import type { ApplySink } from '../apply-thread/sink.ts';
 import type { IngestConfig } from '../config.ts';
 import type { ColumnType } from '../decode/index.ts';
 import type { AvroSupport } from '../schema-registry/index.ts';
@@ -27,7 +27,7 @@ export interface RebuildStatus {
 }
 
 /**
- * Per-company rebuilds (rebuild/company-rebuild.ts) through the live generation's writer, one at a
+ * Per-company rebuilds (live-rebuild/company-rebuild.ts) through the live generation's writer, one at a
  * time: `start` runs one to its end, `request` is the admin port's (202, or 400/409 and why), `list`
  * what /rebuild and /readyz report.
  */

@@ -14,7 +14,7 @@
  */
 import { probeStorage, type StorageFaultKind, storageFaultOf } from '@pda/projections/model';
 import type { Logger } from 'pino';
-import type { IngestMetrics } from '../ops/metrics.ts';
+import type { IngestMetrics } from '../observability/metrics.ts';
 
 export interface StorageHealth {
   readonly status: 'ok' | StorageFaultKind;

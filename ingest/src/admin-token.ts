@@ -6,7 +6,7 @@
  * lists of /readyz). The rebuild command reads the same setting to call the port.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readTrimmedFile } from '../secret-file.ts';
+import { readTrimmedFile } from './secret-file.ts';
 
 /** As long as `openssl rand -hex 16`; what `openssl rand -hex 32` writes passes with room. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;

@@ -3,7 +3,7 @@
  * in, one committed apply call, metrics, and ONE log line per batch (never per row).
  *
  * Two phases so the Kafka worker can overlap them on two cores: `prepare` decodes on the calling
- * thread; `apply` commits through the sink (sink.ts: in the apply thread, threaded-sink.ts, or on
+ * thread; `apply` commits through the sink (apply-thread/sink.ts: in the apply thread, apply-thread/threaded-sink.ts, or on
  * this thread). `process` = both, one batch after the other (replay, tests).
  *
  * Chunks prepared while earlier ones are being applied are merged into one apply call
@@ -13,10 +13,10 @@
 import type { Change } from '@pda/projections/model';
 import type { BatchResult, DeadLetter } from '@pda/projections/write';
 import type { Logger } from 'pino';
+import type { ApplySink } from '../apply-thread/sink.ts';
 import type { Decoder, RawRecord } from '../decode/index.ts';
-import type { IngestMetrics } from '../ops/metrics.ts';
+import type { IngestMetrics } from '../observability/metrics.ts';
 import { createGroupCommitter } from './group-commit.ts';
-import type { ApplySink } from './sink.ts';
 
 export interface BatchSummary {
   readonly events: number;
@@ -69,7 +69,7 @@ export function createPipeline(deps: {
   /** Told how many companies each apply call touched (group-bound.ts). */
   onApplied?: (companies: number) => void;
   /**
-   * A split writer (ownership.ts foreignCompanyOf): the company of a tenant change this writer does
+   * A split writer (kafka/writer-ownership.ts foreignCompanyOf): the company of a tenant change this writer does
    * not apply, else undefined. Such changes are counted and left out, one warning per chunk.
    */
   foreignCompany?: (change: Change) => string | undefined;

@@ -9,7 +9,7 @@ export interface IngestMetrics {
   readonly registry: Registry;
   readonly events: Counter<'table' | 'outcome'>;
   readonly ignored: Counter<'reason'>;
-  /** Tenant changes of a company this split writer does not apply (ownership.ts), not applied. */
+  /** Tenant changes of a company this split writer does not apply (kafka/writer-ownership.ts), not applied. */
   readonly notOwned: Counter<'table'>;
   /** Company files on disk whose company this split writer no longer applies (ownership shrank). */
   readonly companiesNotOwned: Gauge;
@@ -29,11 +29,11 @@ export interface IngestMetrics {
   readonly registryWaiting: Gauge;
   readonly registryFetches: Counter<'outcome'>;
   readonly writerSchemas: Gauge;
-  /** 1 for the storage fault stopping the writer (full, read_only, io), else 0 (apply/storage-state.ts). */
+  /** 1 for the storage fault stopping the writer (full, read_only, io), else 0 (batch/storage-state.ts). */
   readonly storageFault: Gauge<'kind'>;
   /** Companies out of service by state (damaged, rebuilding): projections' company_faults. */
   readonly companiesOutOfService: Gauge<'state'>;
-  /** A catch-up's rate and ETA (ops/catch-up-reporter.ts). */
+  /** A catch-up's rate and ETA (observability/catch-up-reporter.ts). */
   readonly catchUpEventsPerSecond: Gauge;
   readonly catchUpEtaSeconds: Gauge;
   /**

@@ -19,13 +19,13 @@ import type {
 export interface ApplySink {
   /** Resolves when every SQLite transaction of the batch has committed; rejects if none is known to. */
   applyBatch(changes: readonly Change[], options?: ApplyOptions): Promise<BatchResult>;
-  /** One bounded step of a tombstone prune pass (tombstone-pruner.ts), in order with the batches. */
+  /** One bounded step of a tombstone prune pass (upkeep/tombstone-pruner.ts), in order with the batches. */
   pruneTombstones(options: PruneOptions, cursor?: PruneCursor): Promise<PruneStep>;
-  /** One bounded step of dead-letter retention (dead-letter-pruner.ts), in order with the batches. */
+  /** One bounded step of dead-letter retention (upkeep/dead-letter-pruner.ts), in order with the batches. */
   pruneDeadLetters(maxRows: number): Promise<{ readonly pruned: number }>;
   /**
    * Companies out of service; `start`/`finish` a per-company rebuild first, in order with the
-   * batches (company-rebuild.ts).
+   * batches (live-rebuild/company-rebuild.ts).
    */
   companies(action: 'list' | 'start' | 'finish', companyId?: string): Promise<CompanyFault[]>;
   close(): Promise<void>;
