@@ -2,7 +2,7 @@
  * What bench/noisy-neighbour.ts reads from the api's admin /metrics (api/README.md, "Metrics"):
  * the event-loop delay and the refusals by reason.
  *
- * The delay is prom-client's default collector (api/src/ops/metrics.ts: collectDefaultMetrics):
+ * The delay is prom-client's default collector (api/src/observability/metrics.ts: collectDefaultMetrics):
  * a perf_hooks monitorEventLoopDelay histogram at 10 ms resolution, whose p50/p99/max are set and
  * then reset on every scrape. So a scrape at a phase's start and one at its end give that phase's
  * figures. Each sample is the time between two turns of a 10 ms timer: an idle loop reads ~10 ms,

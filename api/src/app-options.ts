@@ -1,5 +1,5 @@
+import type { CompressionSettings } from './compression/encoders.ts';
 import type { Config } from './config.ts';
-import type { CompressionSettings } from './http/encoders.ts';
 
 /** What buildApp hands every autoloaded plugin and route file. */
 export interface AppOptions {

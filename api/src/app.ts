@@ -4,16 +4,16 @@ import autoload from '@fastify/autoload';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppOptions } from './app-options.ts';
+import type { CompressionSettings } from './compression/encoders.ts';
 import type { Config } from './config.ts';
+import { answerClientError } from './connections/client-error.ts';
 import { collectRoutes, inventoryMismatch, type RouteEntry } from './contract/route-inventory.ts';
+import { answerMalformedUrl } from './errors/framework-error.ts';
 import type {} from './fastify-augmentations.ts';
 import { hopRequestId, secretMatcher } from './forward/hop.ts';
-import { answerClientError } from './http/client-error.ts';
-import type { CompressionSettings } from './http/encoders.ts';
-import { answerMalformedUrl } from './http/framework-error.ts';
-import { redactingLogger } from './http/log-redaction.ts';
 import { parseQueryString } from './http/query-string.ts';
-import { OneLinePerRequest } from './http/request-log.ts';
+import { redactingLogger } from './logging/log-redaction.ts';
+import { OneLinePerRequest } from './logging/request-log.ts';
 
 /**
  * Builds the api (no listening: server.ts does that). Shared services are named plugins under
@@ -48,10 +48,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // A trusted hop from another api node keeps the request id the partner was given (plugins/forward.ts).
   const hopMatches = config.forwarding ? secretMatcher(config.forwarding.acceptedSecrets) : undefined;
   const app = Fastify({
-    // No key in any log line, not even one sent in the URL (http/log-redaction.ts).
+    // No key in any log line, not even one sent in the URL (logging/log-redaction.ts).
     ...redactingLogger(config.logLevel, deps.logger, deps.loggerInstance),
     genReqId: (request) => hopRequestId(request, hopMatches) ?? randomUUID(),
-    // One line per request instead of Fastify's two (http/request-log.ts).
+    // One line per request instead of Fastify's two (logging/request-log.ts).
     logController: new OneLinePerRequest(),
     // A list is copied: Fastify's type wants a mutable array (it only reads it).
     trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Ownership, OwnershipError, ownershipWriter, readOwnershipFile } from '@pda/projections/model';
 import { z } from 'zod';
-import type { ConnectionLimits } from './http/connection-limits.ts';
-import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import type { ConnectionLimits } from './connections/connection-limits.ts';
+import { parseTrustProxy, type TrustProxy } from './connections/trust-proxy.ts';
 import type { FairShareLimits } from './rate-limit/fair-shares.ts';
 
 /**
@@ -65,14 +65,14 @@ const fields = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
-  // Connection discipline (http/connection-limits.ts; api/README.md, "Connections"): one client
+  // Connection discipline (connections/connection-limits.ts; api/README.md, "Connections"): one client
   // must not hold every connection with idle or slow sockets.
   API_HEADERS_TIMEOUT_MS: timeoutMs.default(10_000),
   API_REQUEST_TIMEOUT_MS: timeoutMs.default(30_000),
   API_KEEP_ALIVE_TIMEOUT_MS: timeoutMs.default(5_000),
   // 0 = no cap per address (the process-wide bound of server.ts still holds).
   API_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(64),
-  // On SIGTERM: how long open connections may take to end by themselves (http/drain.ts); above the
+  // On SIGTERM: how long open connections may take to end by themselves (connections/drain.ts); above the
   // keep-alive timeout + 1 s, idle kept-alive connections end without being cut.
   API_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   // Change-feed requests held by `wait` at once (changes/held-requests.ts); beyond: 503. 0 = none held.
@@ -96,7 +96,7 @@ const fields = z.object({
   API_FORWARD_CONNECT_TIMEOUT_MS: timeoutMs.default(2_000),
   API_FORWARD_TIMEOUT_MS: timeoutMs.default(10_000),
   API_FORWARD_RETRY_AFTER_S: positiveInt.max(3_600).default(5),
-  // true/false, or the balancer's addresses/CIDRs (http/trust-proxy.ts; docs/deployment-replicas.md).
+  // true/false, or the balancer's addresses/CIDRs (connections/trust-proxy.ts; docs/deployment-replicas.md).
   API_TRUST_PROXY: z
     .string()
     .default('false')
@@ -162,7 +162,7 @@ export interface Config {
   readonly buildInfoFile: string;
   /**
    * Whose X-Forwarded-For is believed for the client address (per-address rate limiting): false,
-   * true (every hop), or the proxies' addresses / CIDR ranges (http/trust-proxy.ts).
+   * true (every hop), or the proxies' addresses / CIDR ranges (connections/trust-proxy.ts).
    */
   readonly trustProxy: TrustProxy;
   /** Listen with SO_REUSEPORT, so that another api process may share the port (Linux). */
@@ -171,9 +171,9 @@ export interface Config {
   readonly maxHeldRequests: number;
   /** Requests in progress per key and per company, held requests per key (rate-limit/fair-shares.ts). */
   readonly fairShares: FairShareLimits;
-  /** On close, the longest wait for open connections to end (http/drain.ts). */
+  /** On close, the longest wait for open connections to end (connections/drain.ts). */
   readonly drainTimeoutMs: number;
-  /** Timeouts and the per-address cap of client connections (http/connection-limits.ts). */
+  /** Timeouts and the per-address cap of client connections (connections/connection-limits.ts). */
   readonly connections: ConnectionLimits;
   /**
    * Writers split by company (plugins/forward.ts): the ownership file, this writer's name in it and

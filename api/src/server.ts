@@ -2,7 +2,7 @@ import { type AdminServer, startAdminServer } from '@pda/admin-http';
 import { openFileLimit } from '@pda/projections/model';
 import type { FastifyInstance, FastifyListenOptions } from 'fastify';
 import type { Config } from './config.ts';
-import { descriptorPlan } from './http/descriptor-plan.ts';
+import { descriptorPlan } from './connections/descriptor-plan.ts';
 
 /**
  * Listens and shuts down gracefully: on SIGTERM/SIGINT stop accepting connections, let the open
@@ -29,7 +29,7 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   // Connections beyond the plan are closed on arrival (and counted) instead of taking descriptors
-  // the process needs for itself (http/descriptor-plan.ts).
+  // the process needs for itself (connections/descriptor-plan.ts).
   const plan = descriptorPlan(openFileLimit());
   app.server.maxConnections = plan.maxConnections;
   app.server.on('drop', () => app.metrics.recordRefusal('too_many_connections'));

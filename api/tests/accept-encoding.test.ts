@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { negotiateEncoding } from '../src/http/accept-encoding.ts';
+import { negotiateEncoding } from '../src/compression/accept-encoding.ts';
 
 // Accept-Encoding negotiation (RFC 9110, section 12.5.3; api/README.md, "Compression"), against
 // the order the api offers its codings in.

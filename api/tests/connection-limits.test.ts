@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { ConfigError, parseConfig } from '../src/config.ts';
-import { checkIntervalMs } from '../src/http/connection-limits.ts';
+import { checkIntervalMs } from '../src/connections/connection-limits.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
 import { testConfig } from './support/test-app.ts';
 

@@ -6,7 +6,7 @@ import { makeDelete, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { openWriter, ProjectionStore } from '@pda/projections/write';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isoMicros } from '../src/collection/iso-micros.ts';
+import { isoMicros } from '../src/resources/iso-micros.ts';
 import { expectConforms, expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, TEST_BASE_URL, testApp } from './support/test-app.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { descriptorPlan } from '../src/http/descriptor-plan.ts';
+import { descriptorPlan } from '../src/connections/descriptor-plan.ts';
 
-// How the api spends its open-file limit (src/http/descriptor-plan.ts).
+// How the api spends its open-file limit (src/connections/descriptor-plan.ts).
 describe('descriptorPlan', () => {
   it.each([
     // limit, reserve, connections

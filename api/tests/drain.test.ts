@@ -7,7 +7,7 @@ import { createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, testConfig } from './support/test-app.ts';
 
 // Closing the api under clients that keep their connections alive (api/README.md, "Stop";
-// http/drain.ts): no request that reached a connection is lost, every answer during the drain says
+// connections/drain.ts): no request that reached a connection is lost, every answer during the drain says
 // `Connection: close`, a held change-feed request is answered at once, and an idle connection that
 // never sends again is cut at API_DRAIN_TIMEOUT_MS. A connection the kernel has queued for accept
 // when the close begins (the loop held, as a busy CPU holds it) is answered too, not reset.

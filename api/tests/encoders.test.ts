@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { type Coding, type CompressionSettings, encoders } from '../src/http/encoders.ts';
+import { type Coding, type CompressionSettings, encoders } from '../src/compression/encoders.ts';
 import { COMPRESSION } from '../src/plugins/compress.ts';
 
 // The one-shot encoders of plugins/compress.ts: every coding decodes to exactly the bytes given,

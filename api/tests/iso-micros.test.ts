@@ -1,6 +1,6 @@
 import { seededRandom } from '@pda/projections/testing';
 import { describe, expect, test } from 'vitest';
-import { isoMicros } from '../src/collection/iso-micros.ts';
+import { isoMicros } from '../src/resources/iso-micros.ts';
 
 // isoMicros keeps the last second's `YYYY-MM-DDTHH:MM:SS.` (the change feed formats one time per
 // item, mostly within one second): its text is the general form's (one Date per call) for every

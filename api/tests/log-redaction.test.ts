@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { LOG_SERIALIZERS, redactText } from '../src/http/log-redaction.ts';
+import { LOG_SERIALIZERS, redactText } from '../src/logging/log-redaction.ts';
 
-// Error messages and stacks are logged through the same redaction as URLs (http/log-redaction.ts):
+// Error messages and stacks are logged through the same redaction as URLs (logging/log-redaction.ts):
 // Fastify quotes the offending URL component in some of its errors.
 
 const KEY = 'svc_pk_0123456789abcdef0123456789abcdef';

@@ -5,7 +5,7 @@ import type { AdminServer } from '@pda/admin-http';
 import { FIXTURE_TS_MS, metricSample } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createMetrics } from '../src/ops/metrics.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
 import { startAdmin } from '../src/server.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, testApp, testConfig } from './support/test-app.ts';
@@ -68,7 +68,7 @@ describe('admin port', () => {
     // Unknown paths share one label: the URL never becomes a label value.
     expect(metricSample(text, 'pda_api_requests_total{operation="unmatched",status="404"}')).toBe(1);
     expect(metricSample(text, 'pda_api_requests_total{operation="unmatched",status="405"}')).toBe(1);
-    // A malformed URL never reaches a route's hooks (http/framework-error.ts) and is counted too.
+    // A malformed URL never reaches a route's hooks (errors/framework-error.ts) and is counted too.
     expect(metricSample(text, 'pda_api_requests_total{operation="unmatched",status="400"}')).toBe(1);
     expect(text).not.toContain('nowhere');
 

@@ -9,7 +9,7 @@ import type {
   ListOperationId,
 } from '../src/contract/operation-types.ts';
 import type {} from '../src/fastify-augmentations.ts';
-import { contractRoute, tenantRoute } from '../src/http/contract-route.ts';
+import { contractRoute, tenantRoute } from '../src/routing/contract-route.ts';
 
 /**
  * Handlers are typed from the contract's generated types (api/README.md, "The contract is the

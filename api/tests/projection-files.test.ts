@@ -15,7 +15,7 @@ import { openCompanyReader } from '@pda/projections/read';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { openWriter } from '@pda/projections/write';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ProjectionFiles } from '../src/projections/projection-files.ts';
+import { ProjectionFiles } from '../src/company-files/projection-files.ts';
 import { expectProblem } from './support/conformance.ts';
 import { COMPANY, createFixture, type Fixture, uuid } from './support/fixture.ts';
 import { bearer, testApp } from './support/test-app.ts';

@@ -6,7 +6,7 @@ import { testApp } from './support/test-app.ts';
 
 /**
  * Answers given before Fastify has a request (Node's HTTP parser refused the request line or the
- * headers, http/client-error.ts) spend the client address's budget and carry RateLimit-* headers
+ * headers, connections/client-error.ts) spend the client address's budget and carry RateLimit-* headers
  * like every answer; once the budget is spent they are 429 rate_limit_exceeded with Retry-After.
  * Found by Schemathesis (ST107: oversized query strings answered without the required headers).
  */

@@ -2,7 +2,7 @@ import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { companyPath, ProjectionError } from '@pda/projections/model';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProjectionFiles } from '../src/projections/projection-files.ts';
+import { ProjectionFiles } from '../src/company-files/projection-files.ts';
 import { type ListPageInput, readListPage } from '../src/read-pool/list-page-read.ts';
 import { ReadPool } from '../src/read-pool/read-pool.ts';
 import { COMPANY, createFixture, type Fixture } from './support/fixture.ts';

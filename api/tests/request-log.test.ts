@@ -5,7 +5,7 @@ import { buildApp } from '../src/app.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
 import { bearer, testConfig } from './support/test-app.ts';
 
-// Production logs at info: one line per request (http/request-log.ts), not Fastify's two.
+// Production logs at info: one line per request (logging/request-log.ts), not Fastify's two.
 
 let f: Fixture;
 beforeAll(() => {
@@ -40,7 +40,7 @@ test('one line per request with method, URL, status, time and request id', async
 });
 
 // A key sent the wrong way (query string, path) is refused with 401 and must not reach the logs
-// either (http/log-redaction.ts): whatever the answer, whichever way the logger is configured.
+// either (logging/log-redaction.ts): whatever the answer, whichever way the logger is configured.
 const KEY = 'svc_pk_0123456789abcdef0123456789abcdef';
 
 function captureLines(): { lines: string[]; sink: Writable } {
@@ -139,7 +139,7 @@ test('a cursor or sync token under a percent-encoded name is logged as a digest 
 });
 
 // The cheapest answers a client can ask for fastest (a preflight's 204, a poll's 304) must not
-// each cost an info line (http/request-log.ts): at debug, counted in the metrics.
+// each cost an info line (logging/request-log.ts): at debug, counted in the metrics.
 test.each(['info', 'debug'])('204 and 304 answers log at debug (logger at %s)', async (level) => {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { parseConfig } from '../src/config.ts';
-import { parseTrustProxy } from '../src/http/trust-proxy.ts';
+import { parseTrustProxy } from '../src/connections/trust-proxy.ts';
 import { createFixture, type Fixture } from './support/fixture.ts';
 import { testApp } from './support/test-app.ts';
 

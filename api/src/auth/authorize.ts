@@ -1,7 +1,7 @@
 import { type ApiKeyRecord, type CompanyRecord, readCompanyMemo } from '@pda/projections/read';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
-import { ApiError } from '../http/api-error.ts';
-import type { ProjectionFiles } from '../projections/projection-files.ts';
+import type { ProjectionFiles } from '../company-files/projection-files.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Credential } from './credential.ts';
 
 /**

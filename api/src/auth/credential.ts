@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type ApiKeyRecord, readApiKeyByHashMemo } from '@pda/projections/read';
-import type { ProjectionFiles } from '../projections/projection-files.ts';
+import type { ProjectionFiles } from '../company-files/projection-files.ts';
 
 /**
  * What the Authorization header of a request resolves to. Resolved in onRequest WITHOUT throwing

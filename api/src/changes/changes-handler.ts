@@ -2,9 +2,7 @@ import { type ChangePosition, FEED_START, type SyncState } from '@pda/projection
 import type { FastifyInstance } from 'fastify';
 import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from '../collection/cursor.ts';
 import { pageUrl } from '../collection/links.ts';
-import { JSON_UTF8 } from '../collection/members.ts';
-import { CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
-import type { TenantHandler } from '../http/contract-route.ts';
+import { CURSOR_DETAIL, invalidCursor } from '../errors/api-error.ts';
 import { pageResponse } from '../http/page-bytes.ts';
 import {
   type ChangesPageInput,
@@ -12,6 +10,8 @@ import {
   readChangesPage,
 } from '../read-pool/changes-page-read.ts';
 import type { ChangesPageBytes } from '../read-pool/reader-protocol.ts';
+import { JSON_UTF8 } from '../resources/members.ts';
+import type { TenantHandler } from '../routing/contract-route.ts';
 import { verifySyncToken } from '../sync/sync-token.ts';
 import { parseChangesQuery, syncTokenTypes } from './changes-query.ts';
 import type { HeldRequests } from './held-requests.ts';

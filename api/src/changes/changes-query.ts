@@ -3,9 +3,9 @@ import { readableTypes, requireScope, type Tenant } from '../auth/authorize.ts';
 import { clampLimit } from '../collection/collection-query.ts';
 import { tokenTypes } from '../collection/deletions-query.ts';
 import { requireIncludeScopes } from '../collection/include-scopes.ts';
-import { parseInclude } from '../collection/members.ts';
 import type { ContractQuery } from '../contract/operation-types.ts';
-import { invalidParameter } from '../http/api-error.ts';
+import { invalidParameter } from '../errors/api-error.ts';
+import { parseInclude } from '../resources/members.ts';
 import { resourceNamed } from '../resources/resource.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
 

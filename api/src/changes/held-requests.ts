@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 /**
  * The requests of the change feed held by `wait` (docs/decisions/0013-change-feed.md): how the api

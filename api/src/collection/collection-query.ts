@@ -4,10 +4,10 @@ import type {
   KeysOfEach,
   ListOperationId,
 } from '../contract/operation-types.ts';
-import { invalidParameter } from '../http/api-error.ts';
+import { invalidParameter } from '../errors/api-error.ts';
+import { parseFields, parseInclude } from '../resources/members.ts';
 import type { Resource } from '../resources/resource.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
-import { parseFields, parseInclude } from './members.ts';
 import { type ParsedSort, parseSort } from './sort.ts';
 
 /**

@@ -1,9 +1,10 @@
 import type { KeysetPosition } from '@pda/projections/read';
-import { CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
-import { openPayload, signPayload } from './signed-token.ts';
+import { CURSOR_DETAIL, invalidCursor } from '../errors/api-error.ts';
+import { openPayload, signPayload } from '../sync/signed-token.ts';
+import type { WalkStart } from '../sync/sync-token.ts';
 
 /**
- * Opaque page cursors (AIP-158: bound to the query, unforgeable), signed as signed-token.ts says.
+ * Opaque page cursors (AIP-158: bound to the query, unforgeable), signed as ../sync/signed-token.ts says.
  * The payload binds the company, the resource, the canonical sort and the filters, plus the
  * direction and the keyset position of the boundary row, and carries where the walk started (the
  * sync point its last page turns into a sync token: api/src/sync/).
@@ -19,12 +20,6 @@ export interface CursorBinding {
   readonly s: string;
   /** Canonical filters ('' when none). */
   readonly f: string;
-}
-
-/** The snapshot a walk's first page read: the file's generation and its highest change time. */
-export interface WalkStart {
-  readonly generation: number;
-  readonly watermarkUs: number;
 }
 
 export interface CursorPosition {

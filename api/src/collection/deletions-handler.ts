@@ -8,13 +8,19 @@ import {
 } from '@pda/projections/read';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, CURSOR_DETAIL, invalidCursor } from '../http/api-error.ts';
-import type { TenantHandler } from '../http/contract-route.ts';
+import { ApiError, CURSOR_DETAIL, invalidCursor } from '../errors/api-error.ts';
+import { isoMicros } from '../resources/iso-micros.ts';
+import type { TenantHandler } from '../routing/contract-route.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
-import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
-import { type CursorBinding, cursorSecrets, signCursor, verifyCursor, type WalkStart } from './cursor.ts';
+import {
+  requireTokenCovered,
+  signSyncToken,
+  verifySyncToken,
+  type WalkStart,
+  walkStart,
+} from '../sync/sync-token.ts';
+import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './cursor.ts';
 import { parseDeletionsQuery, tokenTypes } from './deletions-query.ts';
-import { isoMicros } from './iso-micros.ts';
 import { pageUrl } from './links.ts';
 import { pageLinks } from './page-links.ts';
 

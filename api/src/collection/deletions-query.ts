@@ -1,7 +1,7 @@
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
 import { readableTypes, requireScope, type Tenant } from '../auth/authorize.ts';
 import type { ContractQuery } from '../contract/operation-types.ts';
-import { invalidParameter } from '../http/api-error.ts';
+import { invalidParameter } from '../errors/api-error.ts';
 import { exclusiveWith } from '../sync/sync-token.ts';
 import { clampLimit } from './collection-query.ts';
 

@@ -1,12 +1,12 @@
 import { readById } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ItemOperationId } from '../contract/operation-types.ts';
-import { notFound } from '../http/api-error.ts';
-import type { TenantHandler } from '../http/contract-route.ts';
+import { notFound } from '../errors/api-error.ts';
+import { JSON_UTF8, selectedDocuments } from '../resources/members.ts';
 import type { Resource } from '../resources/resource.ts';
+import type { TenantHandler } from '../routing/contract-route.ts';
 import { parseItemQuery } from './collection-query.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
-import { JSON_UTF8, selectedDocuments } from './members.ts';
 
 /**
  * An item endpoint: `{ data }` from the tenant's own company file only, so a record of another

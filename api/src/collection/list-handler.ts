@@ -1,18 +1,18 @@
 import { type KeysetPosition, readSyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ListOperationId } from '../contract/operation-types.ts';
-import type { TenantHandler } from '../http/contract-route.ts';
 import { pageResponse } from '../http/page-bytes.ts';
 import { type ListPageInput, readListPage } from '../read-pool/list-page-read.ts';
+import { isoMicros } from '../resources/iso-micros.ts';
+import { JSON_UTF8 } from '../resources/members.ts';
 import type { Resource } from '../resources/resource.ts';
+import type { TenantHandler } from '../routing/contract-route.ts';
 import { ifNoneMatch, notModified, pageEtag, privatePage } from '../sync/conditional.ts';
 import { requireTokenCovered, signSyncToken, verifySyncToken, walkStart } from '../sync/sync-token.ts';
 import { parseCollectionQuery } from './collection-query.ts';
 import { type CursorBinding, cursorSecrets, signCursor, verifyCursor } from './cursor.ts';
 import { requireIncludeScopes } from './include-scopes.ts';
-import { isoMicros } from './iso-micros.ts';
 import { pageUrl } from './links.ts';
-import { JSON_UTF8 } from './members.ts';
 import { pageLinks } from './page-links.ts';
 
 /**

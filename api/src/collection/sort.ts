@@ -1,5 +1,5 @@
 import { SORT_COLUMNS, type SortColumn, type SortKey } from '@pda/projections/read';
-import { invalidParameter } from '../http/api-error.ts';
+import { invalidParameter } from '../errors/api-error.ts';
 
 /**
  * `sort` (api/README.md): comma-separated fields of id, name, created_at, updated_at; a leading `-`

@@ -9,7 +9,7 @@ export const PRIVATE_CACHE_CONTROL = 'private, no-store';
 export const PRIVATE_VARY: readonly string[] = ['Authorization', 'X-Service-Company'];
 export const NOSNIFF = 'nosniff';
 
-/** The three, for answers written to the socket without a reply (http/client-error.ts). */
+/** The three, for answers written to the socket without a reply (connections/client-error.ts). */
 export const PRIVATE_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': PRIVATE_CACHE_CONTROL,
   Vary: PRIVATE_VARY.join(', '),

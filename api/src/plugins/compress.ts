@@ -1,14 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
-import { negotiateEncoding } from '../http/accept-encoding.ts';
-import { type Coding, type CompressionSettings, encoders } from '../http/encoders.ts';
+import { negotiateEncoding } from '../compression/accept-encoding.ts';
+import { type Coding, type CompressionSettings, encoders } from '../compression/encoders.ts';
 import { addVary } from '../http/private-headers.ts';
 
 /**
  * Response compression (api/README.md, "Compression"): a JSON or problem response of at least
  * API_COMPRESS_MIN_BYTES is sent in the coding the request's Accept-Encoding prefers
- * (http/accept-encoding.ts), compressed in one call (http/encoders.ts), with
+ * (compression/accept-encoding.ts), compressed in one call (compression/encoders.ts), with
  * `Vary: Accept-Encoding` and the compressed Content-Length (HEAD too: Fastify's HEAD route measures
  * the same bytes). API_COMPRESS_MIN_BYTES=0 turns compression off.
  *

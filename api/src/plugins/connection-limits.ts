@@ -1,19 +1,19 @@
 import type { onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/api-error.ts';
 import {
   applyTimeouts,
   capConnectionsPerAddress,
   InFlightPerAddress,
   trustedPeer,
-} from '../http/connection-limits.ts';
-import { sendProblem } from '../http/send-problem.ts';
+} from '../connections/connection-limits.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { sendProblem } from '../errors/send-problem.ts';
 
 /** Seconds a client over its address's cap is asked to wait: a request in flight ends in ms. */
 const RETRY_AFTER_S = 1;
 
 /**
- * Connection discipline (api/README.md, "Connections"; http/connection-limits.ts), on the public
+ * Connection discipline (api/README.md, "Connections"; connections/connection-limits.ts), on the public
  * server Fastify built, before it listens:
  * - the headers, request and keep-alive timeouts;
  * - at most API_MAX_CONNECTIONS_PER_ADDRESS connections per peer address, closed on arrival

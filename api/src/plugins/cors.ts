@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { PREFLIGHT_HEADERS } from '../http/cors.ts';
 
 /**

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
-import { drainConnections } from '../http/drain.ts';
+import { drainConnections } from '../connections/drain.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 /**
  * On close, before Fastify closes the server (preClose): stop accepting connections and wait for
- * the open ones to end by themselves, at most API_DRAIN_TIMEOUT_MS (http/drain.ts). Meanwhile
+ * the open ones to end by themselves, at most API_DRAIN_TIMEOUT_MS (connections/drain.ts). Meanwhile
  * requests are answered as usual, each with `Connection: close`, so that its connection ends with
  * it (buildApp sets return503OnClosing: false: Fastify's 503 would fail requests this process can
  * still answer).

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/api-error.ts';
-import { sendProblem } from '../http/send-problem.ts';
-import type { RefusalReason } from '../ops/metrics.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { sendProblem } from '../errors/send-problem.ts';
+import type { RefusalReason } from '../observability/metrics.ts';
 import { FairShares, type Share, type ShareRefusal } from '../rate-limit/fair-shares.ts';
 import { KeyTurns } from '../rate-limit/key-turns.ts';
 

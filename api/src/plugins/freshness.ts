@@ -6,7 +6,7 @@ import type { AppOptions } from '../app-options.ts';
 /**
  * `Data-Current-As-Of` on every authenticated answer (docs/public-data-api-v1.md, "Freshness"):
  * the source time up to which the projections are known current — the time /v1/health judges
- * staleness by (projections/projections-health.ts) — so a partner knows what "current" means for
+ * staleness by (company-files/projections-health.ts) — so a partner knows what "current" means for
  * the page it just read.
  *
  * Only to a request whose key and company were accepted (auth's preValidation set its tenant):

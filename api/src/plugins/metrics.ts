@@ -1,8 +1,8 @@
 import type { onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { type ApiMetrics, createMetrics } from '../ops/metrics.ts';
-import { addCompanyFileCounts } from '../projections/projection-files.ts';
-import { projectionsHealth } from '../projections/projections-health.ts';
+import { addCompanyFileCounts } from '../company-files/projection-files.ts';
+import { projectionsHealth } from '../company-files/projections-health.ts';
+import { type ApiMetrics, createMetrics } from '../observability/metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,11 +13,11 @@ declare module 'fastify' {
 
 /**
  * Request metrics (api/README.md, "Metrics"), recorded in one onResponse hook: the operation is
- * the route's contract operation (http/contract-route.ts puts it in the route config), so the
+ * the route's contract operation (routing/contract-route.ts puts it in the route config), so the
  * label is looked up, never derived from the URL. The hook runs after the answer is sent and
  * recording never throws (a failure is logged once): a request never fails because of metrics.
- * Answers given without the route's hooks record themselves: http/framework-error.ts (malformed
- * URLs), http/client-error.ts (no request at all) and plugins/under-pressure.ts (shed requests).
+ * Answers given without the route's hooks record themselves: errors/framework-error.ts (malformed
+ * URLs), connections/client-error.ts (no request at all) and plugins/under-pressure.ts (shed requests).
  */
 export default fp(
   async (app) => {

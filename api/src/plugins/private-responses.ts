@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
+import { PROBLEM_CONTENT_TYPE } from '../errors/problem.ts';
 import { markPrivate } from '../http/private-headers.ts';
-import { PROBLEM_CONTENT_TYPE } from '../http/problem.ts';
 
 /**
  * Keeps tenants' answers out of shared caches (api/README.md, "Response headers"): an answer to an
@@ -9,7 +9,7 @@ import { PROBLEM_CONTENT_TYPE } from '../http/problem.ts';
  * X-Service-Company` appended to what Vary already names. On send, so every way an answer leaves
  * is covered — handlers, the error and not-found handlers, the load shedding's 503, 304s (which
  * set them already: sync/conditional.ts). Health and version successes stay cacheable; the raw
- * answers to requests Node's parser refused carry the headers from http/client-error.ts.
+ * answers to requests Node's parser refused carry the headers from connections/client-error.ts.
  */
 export default fp(
   async (app) => {

@@ -1,12 +1,12 @@
 import { classifyFault } from '@pda/projections/model';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { sendProblem, setStandardHeaders } from '../errors/send-problem.ts';
+import { toApiError } from '../errors/to-api-error.ts';
 import { ALLOWED_METHODS } from '../http/cors.ts';
-import { checkIntegerSyntax } from '../http/integer-syntax.ts';
 import { isParsedQuery, MALFORMED_PARAMETERS } from '../http/query-string.ts';
-import { sendProblem, setStandardHeaders } from '../http/send-problem.ts';
-import { toApiError } from '../http/to-api-error.ts';
+import { checkIntegerSyntax } from '../routing/integer-syntax.ts';
 
 /**
  * Every answer that is not a success is a problem document (api/README.md, "Errors"): the error handler, the

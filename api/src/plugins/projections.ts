@@ -1,8 +1,8 @@
 import { processOpenFilesBound } from '@pda/projections/model';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
-import { API_DESCRIPTOR_RESERVE } from '../http/descriptor-plan.ts';
-import { ProjectionFiles } from '../projections/projection-files.ts';
+import { ProjectionFiles } from '../company-files/projection-files.ts';
+import { API_DESCRIPTOR_RESERVE } from '../connections/descriptor-plan.ts';
 import { ReadPool } from '../read-pool/read-pool.ts';
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { rateLimitExceeded } from '../http/api-error.ts';
+import { rateLimitExceeded } from '../errors/api-error.ts';
 import { type AddressMeter, addressMeter } from '../rate-limit/address-meter.ts';
 import { localStore } from '../rate-limit/local-store.ts';
 import { addressKey, rateLimitKey } from '../rate-limit/rate-limit-key.ts';
@@ -25,7 +25,7 @@ import { sharedStore } from '../rate-limit/shared-store.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Spends a client address's budget for an answer given without a request (client-error.ts). */
+    /** Spends a client address's budget for an answer given without a request (connections/client-error.ts). */
     meterClientAddress: AddressMeter;
     /**
      * Gives back the request's use of its budget and raises its RateLimit-Remaining to match: a

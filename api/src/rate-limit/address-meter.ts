@@ -2,7 +2,7 @@ import type { WindowCount } from './window-counter.ts';
 
 /**
  * Metering for answers given before Fastify has a request: a request line or headers that Node's
- * HTTP parser rejects (http/client-error.ts). It spends the client address's budget in the same
+ * HTTP parser rejects (connections/client-error.ts). It spends the client address's budget in the same
  * store as every other request, so that answer carries true RateLimit-* headers too (every
  * response: docs/public-data-api-v1.md, "Limits"). Behind a proxy (API_TRUST_PROXY) the address is
  * the proxy's: no header can be read.

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { PROBLEM_CONTENT_TYPE, type ProblemDocument, problemDocument } from '../errors/problem.ts';
+import { setStandardHeaders } from '../errors/send-problem.ts';
 import { markPrivate } from '../http/private-headers.ts';
-import { PROBLEM_CONTENT_TYPE, type ProblemDocument, problemDocument } from '../http/problem.ts';
-import { setStandardHeaders } from '../http/send-problem.ts';
 
 /**
  * The 503 of an overloaded process (plugins/under-pressure.ts): status, headers and the problem

@@ -8,9 +8,9 @@ import {
   type SyncState,
 } from '@pda/projections/read';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '@pda/schemas/registry';
-import { isoMicros } from '../collection/iso-micros.ts';
-import { ApiError } from '../http/api-error.ts';
-import type { ProjectionFiles } from '../projections/projection-files.ts';
+import type { ProjectionFiles } from '../company-files/projection-files.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { isoMicros } from '../resources/iso-micros.ts';
 import { resourceNamed } from '../resources/resource.ts';
 import { requireTokenCovered } from '../sync/sync-token.ts';
 

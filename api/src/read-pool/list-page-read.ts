@@ -6,8 +6,8 @@ import {
   type SyncState,
 } from '@pda/projections/read';
 import type { ResourceName } from '@pda/schemas/registry';
-import { selectedDocuments } from '../collection/members.ts';
-import type { ProjectionFiles } from '../projections/projection-files.ts';
+import type { ProjectionFiles } from '../company-files/projection-files.ts';
+import { selectedDocuments } from '../resources/members.ts';
 import { resourceNamed } from '../resources/resource.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { addCompanyFileCounts } from '../projections/projection-files.ts';
+import { addCompanyFileCounts } from '../company-files/projection-files.ts';
 import { fromWire } from './reader-errors.ts';
 import type {
   ReadBytes,

@@ -1,10 +1,10 @@
 import { ProjectionError } from '@pda/projections/model';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { WireError } from './reader-protocol.ts';
 
 /**
  * Errors of a reader thread, sent as plain data and rebuilt on the event loop as the class the
- * error handler maps (http/to-api-error.ts): an ApiError keeps its code and headers, a
+ * error handler maps (errors/to-api-error.ts): an ApiError keeps its code and headers, a
  * ProjectionError its code (out of service, missing, too new: 503), any other error its name,
  * message and `code` — SQLite's codes, by which a damaged file or an I/O error is told (a 503, not
  * a 500). Structured clone alone would keep only the message.

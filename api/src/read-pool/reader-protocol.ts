@@ -1,6 +1,6 @@
 import type { ProjectionErrorCode } from '@pda/projections/model';
-import type { ErrorCode, ParameterError } from '../http/api-error.ts';
-import type { CompanyFileCounts } from '../projections/projection-files.ts';
+import type { CompanyFileCounts } from '../company-files/projection-files.ts';
+import type { ErrorCode, ParameterError } from '../errors/api-error.ts';
 import type { ChangesPageInput, ChangesPageRead } from './changes-page-read.ts';
 import type { ListPageInput, ListPageRead } from './list-page-read.ts';
 

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { classifyFault } from '@pda/projections/model';
+import { ProjectionFiles } from '../company-files/projection-files.ts';
 import { pageBytes } from '../http/page-bytes.ts';
-import { ProjectionFiles } from '../projections/projection-files.ts';
 import { type ChangesPageInput, readChangesPage } from './changes-page-read.ts';
 import { type ListPageInput, readListPage } from './list-page-read.ts';
 import { toWire } from './reader-errors.ts';

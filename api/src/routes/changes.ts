@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import { changesHandler } from '../changes/changes-handler.ts';
 import { HeldRequests } from '../changes/held-requests.ts';
-import { tenantRoute } from '../http/contract-route.ts';
+import { tenantRoute } from '../routing/contract-route.ts';
 
 /** How often a company file with held requests is checked for a commit (changes/held-requests.ts). */
 export const COMMIT_CHECK_MS = 25;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { contractRoute } from '../http/contract-route.ts';
-import { projectionsHealth } from '../projections/projections-health.ts';
+import { projectionsHealth } from '../company-files/projections-health.ts';
+import { contractRoute } from '../routing/contract-route.ts';
 
 /**
  * GET /v1/health: no credential, no tenant data. 200 when every check is ok, 503 otherwise (the

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { tenantRoute } from '../http/contract-route.ts';
+import { tenantRoute } from '../routing/contract-route.ts';
 
 /** GET /v1/me: the calling key (never the key itself, only its identifier) and its company. */
 export default async function meRoutes(app: FastifyInstance): Promise<void> {

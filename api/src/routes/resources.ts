@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { itemHandler } from '../collection/item-handler.ts';
 import { listHandler } from '../collection/list-handler.ts';
-import { tenantRoute } from '../http/contract-route.ts';
 import { RESOURCE_LIST } from '../resources/resource.ts';
+import { tenantRoute } from '../routing/contract-route.ts';
 
 /**
  * GET /v1/<resource> and GET /v1/<resource>/{id} for every exported resource of the table

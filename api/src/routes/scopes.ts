@@ -1,6 +1,6 @@
 import { SCOPES } from '@pda/schemas/registry';
 import type { FastifyInstance } from 'fastify';
-import { contractRoute } from '../http/contract-route.ts';
+import { contractRoute } from '../routing/contract-route.ts';
 
 /**
  * GET /v1/reference/scopes: the complete scope vocabulary (docs/public-data-api-v1.md, "Scope

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { contractRoute } from '../http/contract-route.ts';
+import { contractRoute } from '../routing/contract-route.ts';
 
 /**
  * GET /v1/version: the build stamp written by api/scripts/stamp-version.sh into the build-info

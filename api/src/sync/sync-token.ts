@@ -1,8 +1,12 @@
 import type { SyncState } from '@pda/projections/read';
-import type { WalkStart } from '../collection/cursor.ts';
-import { openPayload, signPayload } from '../collection/signed-token.ts';
-import { ApiError, invalidParameter } from '../http/api-error.ts';
+import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { openPayload, signPayload } from './signed-token.ts';
 
+/** The snapshot a walk's first page read: the file's generation and its highest change time. */
+export interface WalkStart {
+  readonly generation: number;
+  readonly watermarkUs: number;
+}
 /**
  * Sync tokens (docs/public-data-api-v1.md, "Sync tokens"; docs/decisions/0011-sync-tokens.md): the
  * last page of every walk hands out a signed token naming where the next run starts. It binds the

@@ -25,7 +25,7 @@ function promtool(...args: string[]): string {
 /** Metric names the deployables define (prom-client `name:` fields) plus their derived series. */
 function definedMetrics(): Set<string> {
   const names = new Set<string>();
-  for (const file of ['ingest/src/observability/metrics.ts', 'api/src/ops/metrics.ts']) {
+  for (const file of ['ingest/src/observability/metrics.ts', 'api/src/observability/metrics.ts']) {
     for (const match of readFileSync(join(repoRoot, file), 'utf8').matchAll(/name: '(pda_[a-z_]+)'/g)) {
       const name = match[1] as string;
       for (const suffix of ['', '_bucket', '_sum', '_count']) names.add(name + suffix);

@@ -77,7 +77,7 @@ export interface FileBudgetOptions {
 /**
  * The descriptors kept out of the company-file budget: `wanted`, but never more than half of the
  * limit (an unknown limit counts as 1,024), so a low limit still leaves room for some files. The
- * writer's budget and the api's connection cap (api/src/http/descriptor-plan.ts) both use it.
+ * writer's budget and the api's connection cap (api/src/connections/descriptor-plan.ts) both use it.
  */
 export function descriptorReserve(limit: number | undefined, wanted: number): number {
   return Math.min(wanted, Math.floor((limit ?? UNKNOWN_LIMIT) / 2));

@@ -2,7 +2,7 @@
  * Removes anything that looks like an API key from a request URL before it is logged. Keys belong
  * in the `Authorization` header, but a client that sends one in the query string
  * (`?api_key=svc_pk_…`) or the path must not leave it in the logs: the api answers 401 and logs
- * the URL (api/src/http/log-redaction.ts). It lives in this package, the only one both deployables
+ * the URL (api/src/logging/log-redaction.ts). It lives in this package, the only one both deployables
  * depend on, so ingest uses the same function if it ever logs a URL (its admin port,
  * ingest/src/admin-port/admin-server.ts, logs none today).
  *

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { ApiError, rateLimitExceeded } from '../errors/api-error.ts';
+import { PROBLEM_CONTENT_TYPE, problemDocument } from '../errors/problem.ts';
+import { CORS_HEADERS } from '../http/cors.ts';
+import { PRIVATE_HEADERS } from '../http/private-headers.ts';
 import type { AddressMetering } from '../rate-limit/address-meter.ts';
-import { ApiError, rateLimitExceeded } from './api-error.ts';
-import { CORS_HEADERS } from './cors.ts';
-import { PRIVATE_HEADERS } from './private-headers.ts';
-import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
 
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (raw non-ASCII bytes in the request
@@ -18,7 +18,7 @@ import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
  */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // API_HEADERS_TIMEOUT_MS / API_REQUEST_TIMEOUT_MS passed (http/connection-limits.ts): an idle or
+  // API_HEADERS_TIMEOUT_MS / API_REQUEST_TIMEOUT_MS passed (connections/connection-limits.ts): an idle or
   // slow connection, closed without an answer (there may be no request to answer, or one being
   // answered), and counted.
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {

@@ -34,7 +34,7 @@ export type ContractReply<Id extends OperationId> = FastifyReply<ContractRouteGe
 /**
  * What a handler answers: the operation's 200 body (checked against the contract when the handler
  * builds an object), JSON text it joined itself, or its bytes (the collections' stored documents:
- * collection/members.ts, http/page-bytes.ts), or the reply it already sent (a 304).
+ * resources/members.ts, http/page-bytes.ts), or the reply it already sent (a 304).
  */
 export type ContractAnswer<Id extends OperationId> = ContractBody<Id> | string | Buffer | FastifyReply;
 export type ContractHandler<Id extends OperationId> = (

@@ -1,7 +1,7 @@
 import { redactUrl } from '@pda/projections/model';
 import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
-import { hashOpaqueValues } from './opaque-values.ts';
+import { hashOpaqueValues } from '../http/opaque-values.ts';
 
 /**
  * No API key reaches a log line, even one a client sent the wrong way (`/v1/sites?api_key=…`,
@@ -9,7 +9,7 @@ import { hashOpaqueValues } from './opaque-values.ts';
  * redactUrl (projections/src/model/redact-url.ts), and an error's message and stack (Fastify puts the
  * offending URL component in some of its own) get the same treatment word by word. Headers are
  * never serialised; `Authorization` is redacted by path on top of that. Cursors and sync tokens in
- * a logged URL become a short digest (opaque-values.ts).
+ * a logged URL become a short digest (../http/opaque-values.ts).
  */
 
 /** Fastify's own `req` serializer (lib/logger-pino.js) minus the header it reads, URL redacted. */

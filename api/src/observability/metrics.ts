@@ -7,7 +7,7 @@
  * (never a URL), `status` an HTTP status code, `reason` one of REFUSAL_REASONS.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { CompanyFileCounts, StatementCacheCounts } from '../projections/projection-files.ts';
+import type { CompanyFileCounts, StatementCacheCounts } from '../company-files/projection-files.ts';
 import type { ShareRefusal } from '../rate-limit/fair-shares.ts';
 
 /** The label of requests no contract operation answered: unknown paths, 405s, preflights. */
@@ -21,7 +21,7 @@ export const UNMATCHED = 'unmatched';
  * `too_many_connections` a connection closed on arrival beyond the process's bound (server.ts),
  * `connections_per_address` one closed on arrival beyond its address's cap and `request_timeout`
  * one closed because its request headers or request did not arrive in time
- * (http/connection-limits.ts); `in_progress_per_key`, `in_progress_per_company` and `held_per_key`
+ * (connections/connection-limits.ts); `in_progress_per_key`, `in_progress_per_company` and `held_per_key`
  * the 429 too_many_requests_in_progress of a fair share (rate-limit/fair-shares.ts) and
  * `held_per_process` the change feed's 503 when the process holds API_MAX_HELD_REQUESTS
  * (changes/held-requests.ts).
@@ -58,7 +58,7 @@ export interface MetricsSources {
   readonly companyFiles: () => CompanyFileCounts;
   /** The prepared statements of the open files: held, and evicted to stay within their bound. */
   readonly statements: () => StatementCacheCounts;
-  /** The staleness /v1/health judges by (projections-health.ts); null (gauge absent) when unknown. */
+  /** The staleness /v1/health judges by (company-files/projections-health.ts); null (gauge absent) when unknown. */
   readonly stalenessSeconds: () => number | null;
 }
 
@@ -133,7 +133,7 @@ export function createMetrics(sources: MetricsSources, onFailure: (error: unknow
       this.set(sources.companyFiles().max);
     },
   });
-  // Counted by the cache itself (projection-files.ts); copied here at scrape time.
+  // Counted by the cache itself (company-files/projection-files.ts); copied here at scrape time.
   new Counter({
     name: 'pda_api_company_file_lookups_total',
     help: 'Company file lookups by the read cache: hit (already open) or miss (opened for the request)',

@@ -1,6 +1,6 @@
 import type { ContractOperation } from '../contract/load-contract.ts';
-import { invalidParameter } from './api-error.ts';
-import type { ParsedQuery } from './query-string.ts';
+import { invalidParameter } from '../errors/api-error.ts';
+import type { ParsedQuery } from '../http/query-string.ts';
 
 /**
  * Ajv coerces any JavaScript number text ('1e2', '0x10', ' 5') into an integer; the contract's

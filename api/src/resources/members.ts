@@ -1,6 +1,6 @@
 import { truncatedMember } from '@pda/schemas/registry';
-import { invalidParameter } from '../http/api-error.ts';
-import type { Json, Resource } from '../resources/resource.ts';
+import { invalidParameter } from '../errors/api-error.ts';
+import type { Json, Resource } from './resource.ts';
 
 /** `include` (≤ 5 relations, only the resource's own) and `fields[<resource>]` (sparse members). */
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CORS_HEADERS } from '../http/cors.ts';
+import { markPrivate, NOSNIFF } from '../http/private-headers.ts';
 import type { ApiError } from './api-error.ts';
-import { CORS_HEADERS } from './cors.ts';
-import { markPrivate, NOSNIFF } from './private-headers.ts';
 import { PROBLEM_CONTENT_TYPE, problemDocument } from './problem.ts';
 
 /**

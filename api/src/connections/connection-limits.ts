@@ -47,7 +47,7 @@ export function applyTimeouts(server: Server, limits: ConnectionLimits): void {
 
 /**
  * Whether a peer is a proxy whose X-Forwarded-For is believed: the same rule, and the same library,
- * as Fastify's own `trustProxy` (http/trust-proxy.ts), asked with the socket's address.
+ * as Fastify's own `trustProxy` (connections/trust-proxy.ts), asked with the socket's address.
  */
 export function trustedPeer(trustProxy: TrustProxy): (address: string) => boolean {
   if (trustProxy === true) return () => true;
