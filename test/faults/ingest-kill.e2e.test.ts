@@ -77,7 +77,6 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
             bulkDone = true;
           })
         : Promise.resolve();
-      const firstApplied: number[] = [];
       /** Per restart: spawn → joined, and what its takeover logged (the diagnosis of a slow one). */
       const restarts: { joinedSeconds: number; firstAppliedSeconds: number; takeover: string[] }[] = [];
       const caughtUp: number[] = [];
@@ -91,10 +90,10 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
           await pause(wait);
           await current.kill9();
           current = start();
-          firstApplied.push(await current.firstAppliedSeconds());
+          const firstAppliedSeconds = await current.firstAppliedSeconds();
           restarts.push({
             joinedSeconds: await current.joinedSeconds(),
-            firstAppliedSeconds: firstApplied.at(-1) as number,
+            firstAppliedSeconds,
             takeover: current.takeoverLines(),
           });
           // Under the bulk load "caught up" may come late; the next kill waits for it either way,
@@ -110,7 +109,7 @@ describe('fault: kill -9 of ingest, 10 times under a continuous writer', () => {
       const comparison = await settledComparison(pool, dataDir, companies, { timeoutMs: 90_000 });
       const exitCode = await current.stop();
 
-      const first = spread(firstApplied);
+      const first = spread(restarts.map((r) => r.firstAppliedSeconds));
       const whole = spread(caughtUp);
       record.set({
         fault: `kill -9 of ingest, ${KILLS} times (random moments, 0.5-3.5 s apart) under a continuous writer${BULK_ROWS ? ` and a ${BULK_ROWS}-row load` : ''}`,

@@ -59,6 +59,14 @@ export interface SendToOwnerDeps {
   readonly refundRateLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
+/** Forwards `request` to `owner`, its long poll allowed `waitMs` more; answers `reply` either way. */
+export type SendToOwner = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  owner: OwnershipWriter,
+  waitMs: number,
+) => FastifyReply;
+
 export function ownerForwarder({
   secret,
   self,
@@ -67,18 +75,8 @@ export function ownerForwarder({
   hops,
   recordForward,
   refundRateLimit,
-}: SendToOwnerDeps): (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  owner: OwnershipWriter,
-  waitMs: number,
-) => FastifyReply {
-  return function sendToOwner(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    owner: OwnershipWriter,
-    waitMs: number,
-  ): FastifyReply {
+}: SendToOwnerDeps): SendToOwner {
+  return function sendToOwner(request, reply, owner, waitMs) {
     const client = request.ip;
     const peer = request.socket.remoteAddress;
     // Every later line of this request (reply-from's failure warning, the completion line) names the owner.
@@ -141,7 +139,7 @@ export function ownerForwarder({
             return;
           }
           // reply-from has logged the failure (one warning, 'response errored', with the owner's
-          // name from the child logger below and the network error: never a header).
+          // name from the child logger above and the network error: never a header).
           recordForward('owner_unreachable');
           sendProblem(
             request,
