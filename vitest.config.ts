@@ -2,10 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Three projects, named by what a test needs (docs/architecture.md#code-conventions):
 // - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
-// - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by ops/stack;
+// - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by dev-world/stack;
 // - e2e-containers: the e2e files that pin the CDC path (Debezium events, the ingest pipeline),
-//   their stack from testcontainers on the images built here instead of ops/stack;
-// - containers: `*.containers.test.ts`, the images built here and a Docker engine (ops/containers).
+//   their stack from testcontainers on the images built here instead of dev-world/stack;
+// - containers: `*.containers.test.ts`, the images built here and a Docker engine (dev-world/containers).
 const exclude = ['**/node_modules/**', '**/.stack/**', '**/.data/**'];
 // @fastify/autoload imports the api's plugin and route files with a native import(); processed by
 // Vitest instead, those files share one module graph with the test's own imports (one copy of each

@@ -1,13 +1,13 @@
 /**
  * Inputs of the api benchmark (bench/api-list.ts), built once and cached under .data/bench/:
- * one company with N sites (ops' deterministic seed generator) in a projection file built through
+ * one company with N sites (the dev world's deterministic seed generator) in a projection file built through
  * the projections apply path (ProjectionStore.applyBatch, what ingest does), one API key in
  * control.sqlite. The PostgreSQL peer's copy of the same rows is in bench/api-peer-pg-data.ts.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateCompanyData, type SiteRow } from '@pda/ops/seed';
+import { generateCompanyData, type SiteRow } from '@pda/dev-world/seed';
 import type { Change, Row } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
 import { openCompanyWriter, openControlWriter, ProjectionStore } from '@pda/projections/write';

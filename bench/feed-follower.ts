@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp, parseConfig } from '@pda/api';
-import { issueApiKey } from '@pda/ops/keys';
+import { issueApiKey } from '@pda/operator-tools/keys';
 import type pg from 'pg';
 
 /**

@@ -2,7 +2,7 @@
  * Freshness benchmark (NOT a test; docs/architecture.md#performance-targets: p99 from PostgreSQL
  * commit to visible in the API at 1,000 changes/s).
  *
- *   bash ops/stack/stack.sh up
+ *   bash dev-world/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
  *        [--cold] [--restart-connect-at S]
  *
@@ -71,7 +71,7 @@ interface Timing {
   inFeed?: number;
 }
 
-const stackScript = join(repoRoot, 'ops/stack/stack.sh');
+const stackScript = join(repoRoot, 'dev-world/stack/stack.sh');
 
 /** The JVMs stopped and started again, PostgreSQL and the data kept: a stack in its first minute. */
 function restartStackJvms(): void {
@@ -88,7 +88,8 @@ async function main() {
   }
   const stackUpAt = nowMs();
   const env = readStackEnv();
-  if (!env.PDA_PG_HOST) throw new Error(`no ${stackEnvFile()}: start the stack (bash ops/stack/stack.sh up)`);
+  if (!env.PDA_PG_HOST)
+    throw new Error(`no ${stackEnvFile()}: start the stack (bash dev-world/stack/stack.sh up)`);
   const topicPrefix = env.PDA_TOPIC_PREFIX ?? 'pda';
   const pool = new pg.Pool({
     host: env.PDA_PG_HOST,

@@ -98,7 +98,7 @@ function* inputs(): Generator<EventInput> {
 
 function registryUrl(): string {
   const url = process.env.PDA_SCHEMA_REGISTRY_URL ?? readStackEnv().PDA_SCHEMA_REGISTRY_URL;
-  if (!url) throw new Error('no PDA_SCHEMA_REGISTRY_URL: start the stack (bash ops/stack/stack.sh up)');
+  if (!url) throw new Error('no PDA_SCHEMA_REGISTRY_URL: start the stack (bash dev-world/stack/stack.sh up)');
   return url;
 }
 

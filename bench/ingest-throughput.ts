@@ -94,7 +94,9 @@ async function main() {
   const prefix = `bench${Date.now()}`;
   // Checked before the fill: a missing plugin must not cost a whole run.
   if (args['jdbc-sink'] && !(await jdbcSinkAvailable())) {
-    throw new Error('--jdbc-sink: restart the stack with PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up');
+    throw new Error(
+      '--jdbc-sink: restart the stack with PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up',
+    );
   }
   const kafka = new Kafka({ clientId: 'bench', brokers: kafkaBrokers(), logLevel: logLevel.ERROR });
   const admin = kafka.admin();

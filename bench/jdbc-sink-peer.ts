@@ -4,7 +4,7 @@
  * (upserts keyed by the record key, deletes enabled, tables created by the sink). Used by
  * ingest-throughput.ts --jdbc-sink, in the same run as the ingest worker.
  *
- * Needs a Connect worker started with the plugin: `PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up`
+ * Needs a Connect worker started with the plugin: `PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up`
  * (fetches io.debezium:debezium-connector-jdbc once, same version as the source connector).
  *
  * Done = the sink's consumer group (`connect-<connector>`) has committed the end offset of every
@@ -19,7 +19,7 @@ export interface JdbcSinkSettings {
   readonly batchSize: number;
   /** Connect tasks; each takes a share of the topics' partitions. */
   readonly tasks: number;
-  /** The topics' format (ops/stack/converters/<format>.json); default: the worker's JsonConverter. */
+  /** The topics' format (dev-world/stack/converters/<format>.json); default: the worker's JsonConverter. */
   readonly converters?: 'avro' | 'json';
 }
 
@@ -71,7 +71,7 @@ export async function measureJdbcSink(
 ): Promise<JdbcSinkResult> {
   if (!(await jdbcSinkAvailable())) {
     throw new Error(
-      'Kafka Connect does not list the JDBC sink plugin: restart the stack with PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up',
+      'Kafka Connect does not list the JDBC sink plugin: restart the stack with PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up',
     );
   }
   const env = readStackEnv();

@@ -1,20 +1,20 @@
 /**
  * The source side of the pipeline benchmark: a second database in the stack's PostgreSQL
- * (`stack.sh database create`), seeded with ops' generator, and private Debezium connectors on it —
+ * (`stack.sh database create`), seeded with the dev world's seed generator, and private Debezium connectors on it —
  * the stack's running connector configuration with another database, slot, topic prefix and, when
  * asked, another converter — so a run never touches the stack's own topics or slot.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type SeedCounts, seedDatabase } from '@pda/ops/seed';
+import { type SeedCounts, seedDatabase } from '@pda/dev-world/seed';
 import type { Admin } from 'kafkajs';
 import { connectRest, converterSettings, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
 
 export type ConnectorFormat = 'avro' | 'json';
 
 function stackScript(...args: string[]): void {
-  execFileSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), ...args], {
+  execFileSync('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -27,7 +27,7 @@ export function dropBenchDatabase(name: string): void {
   stackScript('database', 'drop', name);
 }
 
-/** Seeds `counts` into `database` in one transaction (ops' seed); returns the rows and the seconds. */
+/** Seeds `counts` into `database` in one transaction (the dev world's seed); returns the rows and the seconds. */
 export async function seedBenchDatabase(database: string, counts: SeedCounts, seed: string) {
   const client = stackPgClient(database);
   await client.connect();
@@ -119,7 +119,7 @@ export async function startBenchConnector(options: BenchConnectorOptions): Promi
 /**
  * The run writes gigabytes of WAL in its own database. The stack's slot keeps WAL until its
  * connector confirms a position, which it does on changes in the stack's database: past
- * max_slot_wal_keep_size (2 GB in ops/stack) PostgreSQL invalidates the slot, and the stack's
+ * max_slot_wal_keep_size (2 GB in dev-world/stack) PostgreSQL invalidates the slot, and the stack's
  * connector cannot stream again until `stack.sh down` and `up` (a new slot, a new snapshot).
  */
 export async function warnIfStackSlotLost(): Promise<void> {
@@ -134,7 +134,7 @@ export async function warnIfStackSlotLost(): Promise<void> {
     const status = rows[0]?.wal_status;
     if (status === 'lost' || status === 'unreserved') {
       process.stderr.write(
-        `pipeline: WARNING the stack's replication slot is ${status} (the run's WAL passed max_slot_wal_keep_size): run bash ops/stack/stack.sh down, then up\n`,
+        `pipeline: WARNING the stack's replication slot is ${status} (the run's WAL passed max_slot_wal_keep_size): run bash dev-world/stack/stack.sh down, then up\n`,
       );
     }
   } finally {

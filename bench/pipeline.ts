@@ -2,7 +2,7 @@
  * The whole pipeline, stage by stage, in ONE run (NOT a test): PostgreSQL's logical decoding →
  * Debezium in Kafka Connect → Kafka → ingest, and Debezium's JDBC sink as the peer.
  *
- *   PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up
+ *   PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node pipeline.ts [--rows 200000] [--shapes one,many] [--formats avro,json]
  *        [--stages whole,snapshot,streaming,ingest,rebuild,jdbc-sink] [--connector key=value ...] [--ingest INGEST_X=value ...]
  *
@@ -489,7 +489,7 @@ async function runVariant(rows: number, shape: 'one' | 'many', format: Connector
         if (await jdbcSinkAvailable()) {
           stages.push(await jdbcSinkStage(run, streamed.topicPrefix, streamed.events, format));
         } else {
-          log('jdbc-sink: skipped, no plugin (PDA_STACK_JDBC_SINK=1 bash ops/stack/stack.sh up)');
+          log('jdbc-sink: skipped, no plugin (PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up)');
         }
       }
     }

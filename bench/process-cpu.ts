@@ -62,7 +62,7 @@ function allStats(): ProcStat[] {
   return stats;
 }
 
-/** Cumulative CPU seconds of each process of the stack in `stackDir` (ops/stack's layout) and of this one. */
+/** Cumulative CPU seconds of each process of the stack in `stackDir` (dev-world/stack's layout) and of this one. */
 export function sampleCpu(stackDir: string): CpuSample {
   const postmaster = pidFromFile(join(stackDir, 'postgres/data/postmaster.pid'));
   const stats = allStats();

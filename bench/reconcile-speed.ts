@@ -4,7 +4,7 @@
  *
  *   node bench/reconcile-speed.ts [--sites N] [--keep]
  *
- * The company is seeded (ops' seed, N sites with one contact each, default 100,000) into a schema of
+ * The company is seeded (the dev world's seed, N sites with one contact each, default 100,000) into a schema of
  * its own, `bench_reconcile`, in the stack's PostgreSQL: not captured by Debezium, so the shared
  * topics are not loaded with it. Its projection is written by the projections' apply path
  * (ProjectionStore.applyBatch, what ingest calls) from the same rows, into a temp data dir. Then
@@ -17,15 +17,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pgConfigFromEnv } from '@pda/ops/pg';
-import { reconcile } from '@pda/ops/reconcile';
-import { DEFAULT_COUNTS, seedDatabase } from '@pda/ops/seed';
-import { readStackEnv } from '@pda/ops/stack';
+import { DEFAULT_COUNTS, seedDatabase } from '@pda/dev-world/seed';
+import { readStackEnv } from '@pda/dev-world/stack';
+import { pgConfigFromEnv } from '@pda/operator-tools/pg';
+import { reconcile } from '@pda/operator-tools/reconcile';
 import { makeUpsert } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
 import pg from 'pg';
-import { SourceReader } from '../ops/reconcile/source.ts';
-import { CONTROL_PLANS, TENANT_PLANS } from '../ops/reconcile/tables.ts';
+import { SourceReader } from '../operator-tools/reconcile/source.ts';
+import { CONTROL_PLANS, TENANT_PLANS } from '../operator-tools/reconcile/tables.ts';
 
 const SCHEMA = 'bench_reconcile';
 const { values } = parseArgs({
@@ -70,7 +70,7 @@ async function seed(): Promise<string> {
   if (existing && values.keep) return existing;
   await client.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE; CREATE SCHEMA "${SCHEMA}"`);
   await client.query(`SET search_path TO "${SCHEMA}", public`);
-  await client.query(readFileSync(join(import.meta.dirname, '..', 'ops', 'db', 'schema.sql'), 'utf8'));
+  await client.query(readFileSync(join(import.meta.dirname, '..', 'dev-world', 'db', 'schema.sql'), 'utf8'));
   const started = performance.now();
   const result = await seedDatabase(client, {
     seed: 'reconcile-bench',

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { partitionedConnectorOverlay, stackDir } from '@pda/ops/stack';
+import { partitionedConnectorOverlay, stackDir } from '@pda/dev-world/stack';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   createBenchDatabase,

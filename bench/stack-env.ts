@@ -1,17 +1,17 @@
-/** The running native stack's addresses, read by @pda/ops/stack (<stack dir>/env, written by ops/stack/stack.sh up). */
+/** The running native stack's addresses, read by @pda/dev-world/stack (<stack dir>/env, written by dev-world/stack/stack.sh up). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readStackEnv } from '@pda/ops/stack';
+import { readStackEnv } from '@pda/dev-world/stack';
 import pg from 'pg';
 
-export { readStackEnv, stackEnvFile } from '@pda/ops/stack';
+export { readStackEnv, stackEnvFile } from '@pda/dev-world/stack';
 
 export const repoRoot = join(import.meta.dirname, '..');
 
 /** Kafka brokers from PDA_KAFKA_BROKERS (environment first, then the stack's env file). */
 export function kafkaBrokers(): string[] {
   const brokers = process.env.PDA_KAFKA_BROKERS ?? readStackEnv().PDA_KAFKA_BROKERS;
-  if (!brokers) throw new Error('no PDA_KAFKA_BROKERS: start the stack (bash ops/stack/stack.sh up)');
+  if (!brokers) throw new Error('no PDA_KAFKA_BROKERS: start the stack (bash dev-world/stack/stack.sh up)');
   return brokers.split(',');
 }
 
@@ -30,7 +30,7 @@ export function stackPgClient(database?: string): pg.Client {
 /** Kafka Connect's REST api (PDA_CONNECT_URL): the parsed JSON answer; throws on a non-2xx. */
 export async function connectRest(path: string, init?: RequestInit): Promise<unknown> {
   const url = process.env.PDA_CONNECT_URL ?? readStackEnv().PDA_CONNECT_URL;
-  if (!url) throw new Error('no PDA_CONNECT_URL: start the stack (bash ops/stack/stack.sh up)');
+  if (!url) throw new Error('no PDA_CONNECT_URL: start the stack (bash dev-world/stack/stack.sh up)');
   const response = await fetch(`${url}${path}`, {
     ...init,
     headers: { 'content-type': 'application/json' },
@@ -42,7 +42,7 @@ export async function connectRest(path: string, init?: RequestInit): Promise<unk
   return text ? JSON.parse(text) : undefined;
 }
 
-/** A connector's key and value converter settings for `format` (ops/stack/converters/<format>.json). */
+/** A connector's key and value converter settings for `format` (dev-world/stack/converters/<format>.json). */
 export function converterSettings(format: 'avro' | 'json'): Record<string, string> {
-  return JSON.parse(readFileSync(join(repoRoot, 'ops/stack/converters', `${format}.json`), 'utf8'));
+  return JSON.parse(readFileSync(join(repoRoot, 'dev-world/stack/converters', `${format}.json`), 'utf8'));
 }

@@ -4,7 +4,7 @@
  */
 
 import { type EncodedEvent, encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
-import type { KeyMaterial } from '@pda/ops/keys';
+import type { KeyMaterial } from '@pda/operator-tools/keys';
 import type { SourceTable } from '@pda/projections/model';
 import { MIX_SLOTS } from './change-mix.ts';
 

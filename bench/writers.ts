@@ -25,7 +25,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { newKeyMaterial } from '@pda/ops/keys';
+import { newKeyMaterial } from '@pda/operator-tools/keys';
 import { companyPartition } from '@pda/projections/model';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokers, repoRoot } from './stack-env.ts';

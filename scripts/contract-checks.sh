@@ -4,7 +4,7 @@
 #   1. Spectral (OAS + OWASP rulesets, api/.spectral.yaml) lints api/openapi.yaml clean;
 #   2. Schemathesis (`st run --checks all`, pinned, in .venv/) against a RUNNING api serving real
 #      data through the real pipeline: a company seeded in PostgreSQL, captured by Debezium, applied
-#      by ingest into projection files, with a key issued by ops' keys CLI.
+#      by ingest into projection files, with a key issued by the operator tools' keys CLI.
 # Starts and stops its own ingest and api on free ports, every wait bounded; exits non-zero on any
 # failure. Environment: CONTRACT_MAX_EXAMPLES (default 50 per operation), CONTRACT_SEED
 # (Schemathesis seed; default fixed so CI is reproducible, `random` for a new one each run).

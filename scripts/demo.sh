@@ -2,7 +2,7 @@
 # The product, end to end, on one machine: starts the real stack (PostgreSQL → Debezium → Kafka),
 # seeds demo data, issues a demo API key, runs `ingest` and `api`, waits until the key and the data
 # are projected, then prints how to call the API. Ctrl-C or SIGTERM stops ingest and api (the stack
-# keeps running; `bash ops/stack/stack.sh down` stops it).
+# keeps running; `bash dev-world/stack/stack.sh down` stops it).
 #
 # Environment: DEMO_API_PORT (default 8080), DEMO_DATA_DIR (default .data/demo),
 # DEMO_INGEST_ADMIN_PORT (default 9464), DEMO_INGEST_GROUP_ID (default pda-demo; the group's
@@ -20,7 +20,7 @@ mkdir -p "$data_dir"
 data_dir=$(cd "$data_dir" && pwd) # absolute: ingest and api start in their own folders
 
 echo "== starting the stack (first run downloads Kafka, Connect and Debezium from Maven Central)"
-bash ops/stack/stack.sh up
+bash dev-world/stack/stack.sh up
 source_stack_env
 
 # The password in psql's environment, not on its command line (`ps` shows those to every user).
@@ -30,7 +30,7 @@ stack_psql() {
 company_count=$(stack_psql -tAc 'SELECT count(*) FROM companies')
 if [ "$company_count" = 0 ]; then
   echo "== seeding demo data (3 companies)"
-  pnpm --silent --filter @pda/ops seed -- --companies 3 --seed 42
+  pnpm --silent --filter @pda/dev-world seed -- --companies 3 --seed 42
 else
   echo "== demo data already present ($company_count companies)"
 fi
@@ -38,7 +38,7 @@ company_id=$(stack_psql \
   -tAc 'SELECT c.id FROM companies c ORDER BY (SELECT count(*) FROM sites s WHERE s.company_id = c.id) DESC, c.id LIMIT 1')
 
 echo "== issuing a demo API key for company $company_id (shown once)"
-key=$(pnpm --silent --filter @pda/ops keys -- issue --company "$company_id" --name "demo key" \
+key=$(pnpm --silent --filter @pda/operator-tools keys -- issue --company "$company_id" --name "demo key" \
   --scopes sites:read,services:read,equipment:read,equipment-categories:read,consumables:read --json |
   node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))')
 
@@ -124,6 +124,6 @@ Change a row and watch it arrive (under a second):
     -c "UPDATE sites SET name = 'Renamed' WHERE id = (SELECT id FROM sites WHERE company_id = '$company_id' ORDER BY id LIMIT 1)"
 
 Ingest metrics: http://127.0.0.1:$admin_port/metrics   readiness: http://127.0.0.1:$admin_port/readyz
-Ctrl-C (or SIGTERM to this script) stops ingest and api; \`bash ops/stack/stack.sh down\` stops the stack.
+Ctrl-C (or SIGTERM to this script) stops ingest and api; \`bash dev-world/stack/stack.sh down\` stops the stack.
 EOT
 wait -n "${pids[@]}"

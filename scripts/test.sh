@@ -64,10 +64,10 @@ stack_log="$results_dir/stack-up.log"
 
 # The stack takes a while on a cold machine (Maven downloads): start it in the background while the
 # fast checks run, and wait for it before the end-to-end tests.
-bash ops/stack/stack.sh up >"$stack_log" 2>&1 &
+bash dev-world/stack/stack.sh up >"$stack_log" 2>&1 &
 stack_pid=$!
 stop_stack() {
-  if [ "${KEEP_STACK:-0}" != "1" ]; then bash ops/stack/stack.sh down >/dev/null 2>&1 || true; fi
+  if [ "${KEEP_STACK:-0}" != "1" ]; then bash dev-world/stack/stack.sh down >/dev/null 2>&1 || true; fi
 }
 trap stop_stack EXIT
 
@@ -122,9 +122,9 @@ containers_status=0
 container_results=()
 if [ "${PDA_TEST_CONTAINERS:-1}" = 1 ]; then
   stop_stack
-  echo "== container images (ops/containers/build-images.sh)"
+  echo "== container images (dev-world/containers/build-images.sh)"
   images_status=0
-  bash ops/containers/build-images.sh || images_status=$?
+  bash dev-world/containers/build-images.sh || images_status=$?
   container_results+=("step:container-images:$images_status")
   if [ "$images_status" = 0 ]; then
     # One project at a time: vitest would run the two projects' files side by side on two cores.

@@ -1,5 +1,5 @@
 // The analysts' CLI (docs/analysts.md) on projection files written by the real pipeline:
-// PostgreSQL (ops' seed generator) → Debezium → Kafka → ingest → SQLite. What `pnpm pda projections`
+// PostgreSQL (the dev world's seed generator) → Debezium → Kafka → ingest → SQLite. What `pnpm pda projections`
 // reports, copies and exports must be what PostgreSQL holds: row counts, ids, money as the exact
 // decimal text of numeric(12,2). The snapshot is taken while PostgreSQL keeps writing and ingest
 // keeps applying.
@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPda } from '@pda/analysts/testing';
-import { deleteCompanies, seedDatabase } from '@pda/ops/seed';
+import { deleteCompanies, seedDatabase } from '@pda/dev-world/seed';
 import { companyPath, latestVersion, openReader } from '@pda/projections/model';
 import { parquetReadObjects } from 'hyparquet';
 import type pg from 'pg';

@@ -4,7 +4,7 @@
 // the registry then still lists the wider version last while the connector writes the narrower
 // one). Same columns in the same order, nullability, type family, decimal precision and scale.
 // The catalog side is schemas/tests/avsc-matches-catalog.e2e.test.ts; this is the wire side.
-import { deleteCompanies } from '@pda/ops/seed';
+import { deleteCompanies } from '@pda/dev-world/seed';
 import { type ColumnKind, loadTableSchema } from '@pda/schemas';
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';

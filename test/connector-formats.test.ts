@@ -1,5 +1,5 @@
-// The connector's format switch (PDA_CONNECTOR_FORMAT, ops/stack/README.md): connector.json ships
-// Avro through the registry with exactly the settings of ops/stack/converters/avro.json, and the
+// The connector's format switch (PDA_CONNECTOR_FORMAT, dev-world/stack/README.md): connector.json ships
+// Avro through the registry with exactly the settings of dev-world/stack/converters/avro.json, and the
 // native stack (lib/connect.sh, jq) and docker-compose's registration job (compose/
 // register-connector.sh, plain bash) build the same connector config for every format.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -20,7 +20,7 @@ function nativeConfig(format: string): Record<string, string> {
     'bash',
     [
       '-c',
-      'source ops/stack/lib/common.sh; source ops/stack/lib/connect.sh; CAPTURED_TABLES=sites,companies; connector_desired_config',
+      'source dev-world/stack/lib/common.sh; source dev-world/stack/lib/connect.sh; CAPTURED_TABLES=sites,companies; connector_desired_config',
     ],
     { cwd: repoRoot, env: { ...process.env, PDA_CONNECTOR_FORMAT: format }, encoding: 'utf8' },
   );
@@ -29,7 +29,7 @@ function nativeConfig(format: string): Record<string, string> {
 
 /** What compose's connect-register job sends (the script up to its request). */
 function composeConfig(format: string): Record<string, string> {
-  const script = readFileSync(join(repoRoot, 'ops/stack/compose/register-connector.sh'), 'utf8');
+  const script = readFileSync(join(repoRoot, 'dev-world/stack/compose/register-connector.sh'), 'utf8');
   const upToConfig = script.slice(0, script.indexOf('\nresponse='));
   const out = execFileSync('bash', ['-c', `${upToConfig}\nprintf '%s' "$config"`], {
     cwd: repoRoot,
@@ -38,8 +38,8 @@ function composeConfig(format: string): Record<string, string> {
       PDA_CONNECTOR_FORMAT: format,
       PDA_CAPTURED_TABLES: 'sites,companies',
       PDA_CONNECT_URL: 'http://127.0.0.1:1',
-      PDA_CONNECTOR_JSON: join(repoRoot, 'ops/stack/connector.json'),
-      PDA_CONVERTERS_DIR: join(repoRoot, 'ops/stack/converters'),
+      PDA_CONNECTOR_JSON: join(repoRoot, 'dev-world/stack/connector.json'),
+      PDA_CONVERTERS_DIR: join(repoRoot, 'dev-world/stack/converters'),
     },
     encoding: 'utf8',
   });
@@ -48,20 +48,25 @@ function composeConfig(format: string): Record<string, string> {
 
 describe('the connector format', () => {
   it('connector.json ships Avro through the registry, as converters/avro.json', () => {
-    expect(converterKeys(read('ops/stack/connector.json'))).toEqual(read('ops/stack/converters/avro.json'));
+    expect(converterKeys(read('dev-world/stack/connector.json'))).toEqual(
+      read('dev-world/stack/converters/avro.json'),
+    );
   });
 
   it.each(FORMATS)('%s: the native stack and compose register the same config', (format) => {
     const native = nativeConfig(format);
     expect(composeConfig(format)).toEqual(native);
-    expect(converterKeys(native)).toEqual(read(`ops/stack/converters/${format}.json`));
+    expect(converterKeys(native)).toEqual(read(`dev-world/stack/converters/${format}.json`));
     expect(native['table.include.list']).toBe('public.sites,public.companies');
   });
 
   it('an unknown format is refused with one line naming the choices', () => {
     const native = spawnSync(
       'bash',
-      ['-c', 'source ops/stack/lib/common.sh; source ops/stack/lib/connect.sh; connector_converters'],
+      [
+        '-c',
+        'source dev-world/stack/lib/common.sh; source dev-world/stack/lib/connect.sh; connector_converters',
+      ],
       { cwd: repoRoot, env: { ...process.env, PDA_CONNECTOR_FORMAT: 'protobuf' }, encoding: 'utf8' },
     );
     expect(native.status).toBe(1);

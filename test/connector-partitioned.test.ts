@@ -1,14 +1,14 @@
-// Company-keyed partitions (PDA_DATA_PARTITIONS, ops/stack/README.md, "Partitioned topics"): with
-// 1, the default, every path registers ops/stack/connector.json unchanged; with N > 1 the native
+// Company-keyed partitions (PDA_DATA_PARTITIONS, dev-world/stack/README.md, "Partitioned topics"): with
+// 1, the default, every path registers dev-world/stack/connector.json unchanged; with N > 1 the native
 // stack (lib/connect.sh, jq), compose's registration job (compose/register-connector.sh, plain bash)
-// and the connectors TypeScript registers (ops/stack/connector-config.ts) all add exactly the settings of
-// ops/stack/connector-partitioned.json with N in place of its placeholder. The overlay and
-// ops/db/partitioned-identity.sql name tables, so they are compared with the table registry here.
+// and the connectors TypeScript registers (dev-world/stack/connector-config.ts) all add exactly the settings of
+// dev-world/stack/connector-partitioned.json with N in place of its placeholder. The overlay and
+// dev-world/db/partitioned-identity.sql name tables, so they are compared with the table registry here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dataPartitions, partitionedConnectorOverlay } from '@pda/ops/stack';
+import { dataPartitions, partitionedConnectorOverlay } from '@pda/dev-world/stack';
 import { CONTROL_TABLE_NAMES, TENANT_TABLE_NAMES } from '@pda/schemas/registry';
 import { describe, expect, it } from 'vitest';
 import { shippedConnectorConfig } from './src/avro-records.ts';
@@ -29,7 +29,7 @@ function bash(script: string, env: Record<string, string>) {
 /** What `stack.sh up` registers (table.include.list of TABLES). */
 function nativeConfig(env: Record<string, string>): Record<string, string> {
   const run = bash(
-    `source ops/stack/lib/common.sh; source ops/stack/lib/connect.sh; CAPTURED_TABLES=${TABLES}; connector_desired_config`,
+    `source dev-world/stack/lib/common.sh; source dev-world/stack/lib/connect.sh; CAPTURED_TABLES=${TABLES}; connector_desired_config`,
     env,
   );
   if (run.status !== 0) throw new Error(run.stderr.trim());
@@ -38,7 +38,7 @@ function nativeConfig(env: Record<string, string>): Record<string, string> {
 
 /** The raw JSON compose's connect-register job sends (the script up to its request). */
 function composeBody(env: Record<string, string>): string {
-  const script = readFileSync(join(repoRoot, 'ops/stack/compose/register-connector.sh'), 'utf8');
+  const script = readFileSync(join(repoRoot, 'dev-world/stack/compose/register-connector.sh'), 'utf8');
   const upToConfig = script.slice(0, script.indexOf('\nresponse='));
   return execFileSync('bash', ['-c', `${upToConfig}\nprintf '%s' "$config"`], {
     cwd: repoRoot,
@@ -46,9 +46,9 @@ function composeBody(env: Record<string, string>): string {
       ...process.env,
       PDA_CAPTURED_TABLES: TABLES,
       PDA_CONNECT_URL: 'http://127.0.0.1:1',
-      PDA_CONNECTOR_JSON: join(repoRoot, 'ops/stack/connector.json'),
-      PDA_CONVERTERS_DIR: join(repoRoot, 'ops/stack/converters'),
-      PDA_CONNECTOR_OVERLAY_JSON: join(repoRoot, 'ops/stack/connector-partitioned.json'),
+      PDA_CONNECTOR_JSON: join(repoRoot, 'dev-world/stack/connector.json'),
+      PDA_CONVERTERS_DIR: join(repoRoot, 'dev-world/stack/converters'),
+      PDA_CONNECTOR_OVERLAY_JSON: join(repoRoot, 'dev-world/stack/connector-partitioned.json'),
       ...env,
     },
     encoding: 'utf8',
@@ -102,7 +102,7 @@ const PARTITIONED_4 = {
 
 describe('PDA_DATA_PARTITIONS', () => {
   it('1 (and unset) registers connector.json unchanged on every path', () => {
-    const shipped = read('ops/stack/connector.json');
+    const shipped = read('dev-world/stack/connector.json');
     const native = nativeConfig({});
     expect(native).toEqual({ ...shipped, ...tableList });
     expect(nativeConfig({ PDA_DATA_PARTITIONS: '1' })).toEqual(native);
@@ -113,7 +113,7 @@ describe('PDA_DATA_PARTITIONS', () => {
   });
 
   it('4 adds exactly the company-keyed settings, the same on every path', () => {
-    const shipped = read('ops/stack/connector.json');
+    const shipped = read('dev-world/stack/connector.json');
     const native = nativeConfig({ PDA_DATA_PARTITIONS: '4' });
     expect(native).toEqual({ ...shipped, ...tableList, ...PARTITIONED_4 });
     expect(parseWithoutDuplicates(composeBody({ PDA_DATA_PARTITIONS: '4' }))).toEqual(native);
@@ -132,7 +132,7 @@ describe('PDA_DATA_PARTITIONS', () => {
   it('a bad count is refused with one line on every path', () => {
     for (const bad of ['0', '-1', 'four', '10001', '1.5']) {
       const native = bash(
-        `source ops/stack/lib/common.sh; source ops/stack/lib/connect.sh; CAPTURED_TABLES=${TABLES}; connector_desired_config`,
+        `source dev-world/stack/lib/common.sh; source dev-world/stack/lib/connect.sh; CAPTURED_TABLES=${TABLES}; connector_desired_config`,
         { PDA_DATA_PARTITIONS: bad },
       );
       expect(native.status, bad).toBe(1);
@@ -147,7 +147,7 @@ describe('PDA_DATA_PARTITIONS', () => {
   });
 
   it('the overlay and the identity script name the registry tenant and control tables', () => {
-    const overlay = read('ops/stack/connector-partitioned.json');
+    const overlay = read('dev-world/stack/connector-partitioned.json');
     const keyed = overlay['message.key.columns']?.split(';').map((entry) => entry.split(':'));
     expect(keyed?.map(([table]) => table)).toEqual(TENANT_TABLE_NAMES.map((t) => `public.${t}`));
     for (const [, columns] of keyed ?? []) expect(columns).toBe('id,company_id');
@@ -170,7 +170,7 @@ describe('PDA_DATA_PARTITIONS', () => {
       ).toBe(true);
     }
     expect(single.some((p) => p.test('__debezium-heartbeat.pda'))).toBe(true);
-    const sql = readFileSync(join(repoRoot, 'ops/db/partitioned-identity.sql'), 'utf8');
+    const sql = readFileSync(join(repoRoot, 'dev-world/db/partitioned-identity.sql'), 'utf8');
     const indexed = [
       ...sql.matchAll(/CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS (\w+) ON (\w+) \(company_id, id\);/g),
     ];
@@ -180,8 +180,8 @@ describe('PDA_DATA_PARTITIONS', () => {
   });
 
   it('the one-partition group keeps the data topics cleanup settings', () => {
-    const shipped = read('ops/stack/connector.json');
-    const overlay = read('ops/stack/connector-partitioned.json');
+    const shipped = read('dev-world/stack/connector.json');
+    const overlay = read('dev-world/stack/connector-partitioned.json');
     const group = (config: Record<string, string>, name: string) =>
       Object.fromEntries(
         Object.entries(config)
@@ -202,7 +202,7 @@ describe('PDA_DATA_PARTITIONS', () => {
       );
       const applied = (n: string) => {
         const log = join(bin, `log-${n}`);
-        const run = bash('bash ops/stack/compose/postgres-init.sh', {
+        const run = bash('bash dev-world/stack/compose/postgres-init.sh', {
           PATH: `${bin}:${process.env.PATH}`,
           PSQL_LOG: log,
           PDA_DATA_PARTITIONS: n,
@@ -248,7 +248,7 @@ describe('PDA_DATA_PARTITIONS', () => {
       const data = join(stackDir, 'kafka', 'data');
       const check = (n: string) =>
         bash(
-          'set -euo pipefail; source ops/stack/lib/common.sh; source ops/stack/lib/kafka.sh; source ops/stack/lib/topics.sh; data_topics_partitions_check',
+          'set -euo pipefail; source dev-world/stack/lib/common.sh; source dev-world/stack/lib/kafka.sh; source dev-world/stack/lib/topics.sh; data_topics_partitions_check',
           { PDA_STACK_DIR: stackDir, PDA_DATA_PARTITIONS: n },
         );
       // A new stack has no log dir yet (set -e in stack.sh: a failing probe must not end `up`).

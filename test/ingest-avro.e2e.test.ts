@@ -1,5 +1,5 @@
 // The Avro path on the real stack: a private Debezium connector writes Avro through Apicurio's
-// converter and the stack's schema registry (ops/stack/converters/avro.json); ingest reads the writer
+// converter and the stack's schema registry (dev-world/stack/converters/avro.json); ingest reads the writer
 // schemas from the registry by id. Rows arrive equal to PostgreSQL; a column added at the source is
 // a new schema version ingest decodes without a restart; a writer schema that no longer fits its
 // table dead-letters with the reason; while the registry is down a new worker waits (not ready,
@@ -251,7 +251,9 @@ describe('ingest of Avro change events through the schema registry', () => {
       expect(metrics).toMatch(/^pda_ingest_schema_registry_waiting 1$/m);
       expect(metrics).not.toMatch(/outcome="dead_lettered"\} [1-9]/);
 
-      await promisify(execFile)('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], { env: process.env });
+      await promisify(execFile)('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), 'up'], {
+        env: process.env,
+      });
       expect(await settlesOnPostgres(otherDir, company)).toBeGreaterThan(60);
       expect(second.worker.source()?.connected()).toBe(true);
       // The only dead letter is the mislabelled event of the test above; no good event became one.

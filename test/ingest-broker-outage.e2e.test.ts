@@ -153,7 +153,7 @@ describe('the broker goes away under a running ingest process', () => {
     expect((await fetch(`http://127.0.0.1:${await adminPort}/healthz`)).status).toBe(200);
 
     // ---- the broker comes back (and Connect + the connector are running again) ----
-    await promisify(execFile)('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], {
+    await promisify(execFile)('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), 'up'], {
       env: process.env,
       timeout: 240_000,
     });

@@ -1,5 +1,5 @@
 // Freshness while the source is idle: Debezium's heartbeats (heartbeat.interval.ms in
-// ops/stack/connector.json) reach ingest, which records in control.sqlite how far the projection is
+// dev-world/stack/connector.json) reach ingest, which records in control.sqlite how far the projection is
 // known current once it has applied everything before them. With no row changing, the staleness the
 // api reports (/v1/health) and ingest's source lag (metrics, /readyz) stay within a heartbeat or two
 // instead of growing with the time since the last change; and they do grow once the connector
@@ -14,7 +14,7 @@ import { openControlReader, ReadHandle, readIngestState } from '@pda/projections
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRequest, stackEnv, waitFor } from './src/stack-env.ts';
 
-const HEARTBEAT_INTERVAL_S = 10; // ops/stack/connector.json
+const HEARTBEAT_INTERVAL_S = 10; // dev-world/stack/connector.json
 
 let dataDir: string;
 let worker: Worker;

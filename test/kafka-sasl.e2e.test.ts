@@ -1,5 +1,5 @@
 // Kafka as a trust boundary (docs/operations.md, "Kafka is a trust boundary"), on a private stack in
-// SASL mode (PDA_STACK_KAFKA_SASL=1, ops/stack/README.md "Kafka over TLS + SASL"): Debezium in Kafka
+// SASL mode (PDA_STACK_KAFKA_SASL=1, dev-world/stack/README.md "Kafka over TLS + SASL"): Debezium in Kafka
 // Connect produces as User:connect through the SASL_SSL listener; ingest, started as a process with
 // the INGEST_KAFKA_* settings of ingest/README.md, authenticates (SCRAM-SHA-512, then PLAIN over
 // TLS), reads the writer schemas from the registry over HTTPS with credentials, and applies a change
@@ -17,8 +17,8 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { readStackEnv } from '@pda/dev-world/stack';
 import { registerKafkajsCodecs } from '@pda/ingest';
-import { readStackEnv } from '@pda/ops/stack';
 import { openCompanyReader } from '@pda/projections/read';
 import { freePort } from '@pda/projections/testing';
 import { Kafka, logLevel } from 'kafkajs';
@@ -43,7 +43,7 @@ async function freePorts(count: number): Promise<number[]> {
 
 let stackVars: Record<string, string> = {};
 const stackSh = (command: string) =>
-  run('bash', [join(repoRoot, 'ops/stack/stack.sh'), ...command.split(' ')], {
+  run('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), ...command.split(' ')], {
     env: { ...process.env, ...stackVars },
     timeout: 420_000,
     maxBuffer: 16 * 1024 * 1024,

@@ -1,7 +1,7 @@
 // The operators' dashboard against the real thing: ingest (consuming the stack's topics) and the api
 // (reading what ingest wrote) run as processes with their admin ports; a real Prometheus (Debian
-// package, installed by scripts/test.sh) scrapes both every second and loads ops/monitoring/alerts.yml;
-// every query of ops/monitoring/grafana-dashboard.json must then return at least one series.
+// package, installed by scripts/test.sh) scrapes both every second and loads operator-tools/monitoring/alerts.yml;
+// every query of operator-tools/monitoring/grafana-dashboard.json must then return at least one series.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,7 +89,7 @@ beforeAll(async () => {
   await waitFor('api', async () => (await fetch(`${apiUrl}/v1/health`)).status > 0, { timeoutMs: 30_000 });
 
   const rules = join(promDir, 'alerts.yml');
-  writeFileSync(rules, readFileSync(join(repoRoot, 'ops/monitoring/alerts.yml')));
+  writeFileSync(rules, readFileSync(join(repoRoot, 'operator-tools/monitoring/alerts.yml')));
   writeFileSync(
     join(promDir, 'prometheus.yml'),
     `global: { scrape_interval: 1s, evaluation_interval: 1s }
@@ -125,7 +125,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('ops/monitoring against a real Prometheus', () => {
+describe('operator-tools/monitoring against a real Prometheus', () => {
   it('loads the alert rules', async () => {
     const response = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as {
       data: { groups: { name: string; rules: unknown[] }[] };
@@ -137,7 +137,7 @@ describe('ops/monitoring against a real Prometheus', () => {
     // Traffic for the api's request series: a health probe, an unauthenticated call (401), a 404.
     for (const path of ['/v1/health', '/v1/sites', '/v1/nope']) await fetch(`${apiUrl}${path}`);
     const dashboard = JSON.parse(
-      readFileSync(join(repoRoot, 'ops/monitoring/grafana-dashboard.json'), 'utf8'),
+      readFileSync(join(repoRoot, 'operator-tools/monitoring/grafana-dashboard.json'), 'utf8'),
     ) as {
       panels: { title: string; targets: { expr: string }[] }[];
     };

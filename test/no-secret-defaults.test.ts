@@ -98,7 +98,7 @@ describe('the native stack', () => {
     recorder(bin, 'psql');
     const run = bash(
       `set -euo pipefail
-source ops/stack/lib/common.sh; source ops/stack/lib/postgres.sh; source ops/stack/lib/registry.sh
+source dev-world/stack/lib/common.sh; source dev-world/stack/lib/postgres.sh; source dev-world/stack/lib/registry.sh
 pg_as_owner() { "$@"; }
 require_free_port() { :; }
 wait_for_start() { wait; }
@@ -133,7 +133,7 @@ registry_start`,
     recorder(bin, 'psql');
     const run = bash(
       `set -euo pipefail
-source ops/stack/lib/common.sh; source ops/stack/lib/postgres.sh
+source dev-world/stack/lib/common.sh; source dev-world/stack/lib/postgres.sh
 pg_as_owner() { "$@"; }
 mkdir -p "$LOG_DIR"
 CAPTURED_TABLES=sites,companies
@@ -163,7 +163,7 @@ describe('the images', () => {
     const home = join(root, 'registry');
     mkdirSync(home);
     writeFileSync(join(home, 'apicurio-registry-app-3.0.9-runner.jar'), '');
-    const run = bash('bash ops/containers/kafka/registry-entrypoint.sh', {
+    const run = bash('bash dev-world/containers/kafka/registry-entrypoint.sh', {
       PATH: `${bin}:${process.env.PATH}`,
       RECORD_DIR: record,
       REGISTRY_HOME: home,
@@ -209,7 +209,7 @@ describe('the images', () => {
     const { record, bin } = fresh('compose-init');
     recorder(bin, 'psql');
     const init = (extra: NodeJS.ProcessEnv) =>
-      bash('bash ops/stack/compose/postgres-init.sh', {
+      bash('bash dev-world/stack/compose/postgres-init.sh', {
         PATH: `${bin}:${process.env.PATH}`,
         RECORD_DIR: record,
         ...extra,
@@ -248,7 +248,7 @@ describe('docker-compose.yml and compose.sh', () => {
   const secretsLib = (file: string, body: string, env: NodeJS.ProcessEnv = {}) =>
     bash(
       `set -euo pipefail
-source ops/containers/lib/common.sh; source ops/containers/lib/secrets.sh
+source dev-world/containers/lib/common.sh; source dev-world/containers/lib/secrets.sh
 docker() { [[ -n "\${PGDATA_VOLUME:-}" ]]; }   # stand-in: does the project's pgdata volume exist?
 ${body}`,
       { PDA_COMPOSE_ENV_FILE: file, COMPOSE_PROJECT_NAME: 'pdatest', ...env },

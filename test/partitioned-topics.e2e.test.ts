@@ -1,7 +1,7 @@
-// Company-keyed partitions on the real connector (PDA_DATA_PARTITIONS, ops/stack/README.md,
+// Company-keyed partitions on the real connector (PDA_DATA_PARTITIONS, dev-world/stack/README.md,
 // "Partitioned topics"): a private database provisioned as `stack.sh database create` does with 4
-// partitions (schema, publication, ops/db/partitioned-identity.sql) and a private connector with
-// ops/stack/connector-partitioned.json for N = 4. Rows of several companies in every table, then
+// partitions (schema, publication, dev-world/db/partitioned-identity.sql) and a private connector with
+// dev-world/stack/connector-partitioned.json for N = 4. Rows of several companies in every table, then
 // deletes, a row moved to another company and an update of it, read back from every partition:
 // - every tenant event is on partition companyPartition(company_id, 4) (projections' function of
 //   PartitionRouting's java hash), its key (id, company_id); a delete on its company's partition;

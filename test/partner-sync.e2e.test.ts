@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, type Client, createClient } from '@pda/client';
-import { SCOPE_NAMES } from '@pda/ops/scopes';
+import { SCOPE_NAMES } from '@pda/operator-tools/scopes';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCompany, type WriterSummary, writeRandomly } from './src/random-writer.ts';

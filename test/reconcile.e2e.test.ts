@@ -1,4 +1,4 @@
-// reconcile (@pda/ops/reconcile, `pnpm -s reconcile`) on the real pipeline: PostgreSQL → Debezium → Kafka →
+// reconcile (@pda/operator-tools/reconcile, `pnpm -s reconcile`) on the real pipeline: PostgreSQL → Debezium → Kafka →
 // ingest → SQLite. A company written through PostgreSQL reconciles with no difference; damage done
 // to its projection file directly (a row deleted, a column changed, a stored document changed, a
 // row added) is reported exactly, with ids and columns, and the CLI exits 1; a projection that can
@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reconcile } from '@pda/ops/reconcile';
+import { reconcile } from '@pda/operator-tools/reconcile';
 import { companyPath, controlPath } from '@pda/projections/model';
 import { openWriter } from '@pda/projections/write';
 import type pg from 'pg';
@@ -34,7 +34,7 @@ function runCli(args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(repoRoot, 'ops', 'reconcile', 'main.ts'), ...args],
+      [join(repoRoot, 'operator-tools', 'reconcile', 'main.ts'), ...args],
       { cwd: repoRoot, env: process.env, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });

@@ -115,8 +115,8 @@ describe('the table registry', () => {
   });
 });
 
-describe('ops/db/schema.sql (the source tables)', () => {
-  const sql = read('ops/db/schema.sql');
+describe('dev-world/db/schema.sql (the source tables)', () => {
+  const sql = read('dev-world/db/schema.sql');
   const ddl = new Map(
     [...sql.matchAll(/CREATE TABLE IF NOT EXISTS (\w+) \(([\s\S]*?)\n\);/g)].map((m) => [
       m[1] ?? '',
@@ -125,32 +125,39 @@ describe('ops/db/schema.sql (the source tables)', () => {
   );
 
   test('creates exactly the registry tables', () => {
-    expectSameNames('ops/db/schema.sql CREATE TABLE', ddl.keys(), registryTables);
+    expectSameNames('dev-world/db/schema.sql CREATE TABLE', ddl.keys(), registryTables);
   });
 
   test('tenant tables carry company_id', () => {
     for (const table of TENANT_TABLE_NAMES) {
-      expect(ddl.get(table) ?? '', `ops/db/schema.sql: tenant table ${table} has no company_id`).toMatch(
-        /^\s*company_id\s/m,
-      );
+      expect(
+        ddl.get(table) ?? '',
+        `dev-world/db/schema.sql: tenant table ${table} has no company_id`,
+      ).toMatch(/^\s*company_id\s/m);
     }
   });
 });
 
-describe('the captured tables (ops/stack)', () => {
+describe('the captured tables (dev-world/stack)', () => {
   // publication.sql and connector.json take the list from the registry at `stack.sh up`
-  // (ops/stack/captured-tables.ts): a table named in either is a hand-written list coming back.
-  test.each(['ops/stack/sql/publication.sql', 'ops/stack/connector.json'])('%s names no table', (file) => {
-    const text = read(file);
-    const named = registryTables.filter((table) => new RegExp(`\\b${table}\\b`).test(text));
-    expect(named, `${file} names registry tables; its list comes from ops/stack/captured-tables.ts`).toEqual(
-      [],
-    );
-  });
+  // (dev-world/stack/captured-tables.ts): a table named in either is a hand-written list coming back.
+  test.each(['dev-world/stack/sql/publication.sql', 'dev-world/stack/connector.json'])(
+    '%s names no table',
+    (file) => {
+      const text = read(file);
+      const named = registryTables.filter((table) => new RegExp(`\\b${table}\\b`).test(text));
+      expect(
+        named,
+        `${file} names registry tables; its list comes from dev-world/stack/captured-tables.ts`,
+      ).toEqual([]);
+    },
+  );
 
-  test('ops/stack/captured-tables.ts prints the registry tables, comma-separated', () => {
-    const run = spawnSync(process.execPath, [root('ops/stack/captured-tables.ts')], { encoding: 'utf8' });
-    expect(run.status, `node ops/stack/captured-tables.ts failed: ${run.stderr}`).toBe(0);
+  test('dev-world/stack/captured-tables.ts prints the registry tables, comma-separated', () => {
+    const run = spawnSync(process.execPath, [root('dev-world/stack/captured-tables.ts')], {
+      encoding: 'utf8',
+    });
+    expect(run.status, `node dev-world/stack/captured-tables.ts failed: ${run.stderr}`).toBe(0);
     expect(run.stdout).toBe(`${registryTables.join(',')}\n`);
   });
 });

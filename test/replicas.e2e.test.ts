@@ -1,14 +1,14 @@
 // Two nodes behind a balancer (docs/deployment-replicas.md), all real processes on this machine:
 // each node an `ingest` (its own consumer group and data directory: Kafka is the replication log)
 // and an `api` on that directory; HAProxy (Debian package) on the configuration rendered from
-// ops/balancer/haproxy.cfg.template; a private redis-server holding the shared rate-limit budget.
+// operator-tools/balancer/haproxy.cfg.template; a private redis-server holding the shared rate-limit budget.
 // Under a steady paging load and a random writer in PostgreSQL, node A's api is killed (SIGKILL),
 // then its ingest: requests keep succeeding through node B. Node A is restarted and comes back once
 // its projections are fresh; the budget is enforced once across both nodes; both data directories
 // then equal PostgreSQL. The measured figures go to .data/fault-campaign/replicas.json.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { reconcile } from '@pda/ops/reconcile';
+import { reconcile } from '@pda/operator-tools/reconcile';
 import { freePort } from '@pda/projections/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

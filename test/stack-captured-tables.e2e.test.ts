@@ -1,7 +1,7 @@
 // The running stack captures exactly the table registry's tables: `stack.sh up` takes the list from
-// ops/stack/captured-tables.ts, builds publication pda_publication and the Debezium role's grants
-// from it (ops/stack/sql/publication.sql) and adds it to the connector as table.include.list
-// (ops/stack/lib/connect.sh); neither publication.sql nor connector.json names a table.
+// dev-world/stack/captured-tables.ts, builds publication pda_publication and the Debezium role's grants
+// from it (dev-world/stack/sql/publication.sql) and adds it to the connector as table.include.list
+// (dev-world/stack/lib/connect.sh); neither publication.sql nor connector.json names a table.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { TABLE_NAMES } from '@pda/schemas/registry';
@@ -62,7 +62,7 @@ describe('the captured tables of the running stack', () => {
   test('`stack.sh up` again leaves the connector alone (its config is unchanged)', () => {
     // globalSetup ran `up` already: this one must find the same config and skip the PUT, which
     // would restart the task (lib/connect.sh logs "registering connector" only when it PUTs).
-    const up = spawnSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], {
+    const up = spawnSync('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), 'up'], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -39,7 +39,7 @@ describe('scripts/lib/stack-env.sh', () => {
     expect(out.status).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr.trim().split('\n')).toEqual([
-      `bash: ${join(dir, 'none', 'env')} is missing: start the stack first (bash ops/stack/stack.sh up)`,
+      `bash: ${join(dir, 'none', 'env')} is missing: start the stack first (bash dev-world/stack/stack.sh up)`,
     ]);
   });
 

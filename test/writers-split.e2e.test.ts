@@ -23,7 +23,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reconcile } from '@pda/ops/reconcile';
+import { reconcile } from '@pda/operator-tools/reconcile';
 import { companyPartition } from '@pda/projections/model';
 import { freePort } from '@pda/projections/testing';
 import type { Kafka } from 'kafkajs';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPda } from '../src/testing/run-pda.ts';
 import { seedProjection } from '../src/testing/seed-projection.ts';
 
-// The CLI as a process, on a projection built from ops' seed generator through ProjectionStore.
+// The CLI as a process, on a projection built from the dev world's seed generator through ProjectionStore.
 
 const COUNTS = {
   companies: 2,

@@ -1,4 +1,4 @@
-import { SCOPES as KEY_CLI_SCOPES } from '@pda/ops/scopes';
+import { SCOPES as KEY_CLI_SCOPES } from '@pda/operator-tools/scopes';
 import { expect, test } from 'vitest';
 import { loadContract } from '../src/contract/load-contract.ts';
 import { SCOPES } from '../src/routes/scopes.ts';

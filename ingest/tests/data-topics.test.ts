@@ -11,7 +11,7 @@ import {
   type TopicState,
 } from '../src/kafka/data-topics.ts';
 
-const connectorJson = join(import.meta.dirname, '..', '..', 'ops', 'stack', 'connector.json');
+const connectorJson = join(import.meta.dirname, '..', '..', 'dev-world', 'stack', 'connector.json');
 
 /** A pino logger whose lines land in `lines` (parsed). */
 function capturingLogger() {

@@ -8,7 +8,7 @@ import { createMetrics, type IngestMetrics } from '../src/observability/metrics.
 import { tempDataDir } from './support/apply.ts';
 
 // Dead letters per table (pda_ingest_events_total{outcome="dead_lettered", table}) as the alerts
-// read them (ops/monitoring/alerts.yml, PdaIngestApiKeyDeadLetter): every table's series exists at
+// read them (operator-tools/monitoring/alerts.yml, PdaIngestApiKeyDeadLetter): every table's series exists at
 // 0 from the start, so the first dead letter is an increase, and an api_keys event is counted
 // under its own table.
 

@@ -3,14 +3,14 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The single-writer rule as an import rule. Ingest is the one writer of a data directory; the api,
-// the analysts' tools, the ops tools and the client only read, so their code imports
+// the analysts' tools, the operator tools, the dev world and the client only read, so their code imports
 // `@pda/projections/read` (and `/model`), never `@pda/projections/write`. Their tests and test
 // helpers (`tests/`, `testing/`) may write: they play ingest to build a projection to read.
 // Inside the package the sides layer the same way: model imports neither side, read never
 // imports write.
 
 const repo = join(import.meta.dirname, '../..');
-const READER_PACKAGES = ['api', 'analysts', 'ops', 'client'];
+const READER_PACKAGES = ['api', 'analysts', 'operator-tools', 'dev-world', 'client'];
 const IMPORT = /(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g;
 
 function sourceFiles(dir: string, skipTests: boolean): string[] {

@@ -3,10 +3,10 @@
  * (per-company SQLite files and control.sqlite) and exported (the api's resources). Everything else
  * takes its lists from here: the source/tenant table lists (@pda/projections model/change.ts), the
  * captured tables (./tables.ts, and the stack's publication and connector through
- * ops/stack/captured-tables.ts), the projection column lists and row types
+ * dev-world/stack/captured-tables.ts), the projection column lists and row types
  * (@pda/projections read/tables.ts), the scope vocabulary (api and key CLI), the api's routes and
  * each resource's JSON (its document shape), and the testing helpers. What cannot import
- * TypeScript (ops/db/schema.sql, the .avsc files, the SQLite migrations, api/openapi.yaml) is
+ * TypeScript (dev-world/db/schema.sql, the .avsc files, the SQLite migrations, api/openapi.yaml) is
  * compared with this registry by test/registry-consistency.test.ts.
  * docs/adding-a-table.md walks through adding a table.
  *

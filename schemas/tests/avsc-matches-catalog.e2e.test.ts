@@ -1,6 +1,6 @@
 // Every .avsc must describe its table as the live PostgreSQL catalog has it: same columns,
 // nullability, numeric precision/scale, type family and exact type. Any drift between
-// ops/db/schema.sql (as applied) and schemas/ fails here.
+// dev-world/db/schema.sql (as applied) and schemas/ fails here.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPTURED_TABLES, type ColumnKind, loadTableSchema } from '../src/index.ts';

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced by scripts/contract-checks.sh: real data for the contract checks, through the real pipeline
-# (PostgreSQL → Debezium → Kafka → ingest → SQLite → api): one company seeded with ops' seed CLI under
-# a seed of its own, a key issued with ops' keys CLI, both removed again afterwards. Needs the stack's
+# (PostgreSQL → Debezium → Kafka → ingest → SQLite → api): one company seeded with the dev world's seed CLI under
+# a seed of its own, a key issued with the operator tools' keys CLI, both removed again afterwards. Needs the stack's
 # env file sourced (scripts/lib/stack-env.sh: PDA_PG_*, PDA_KAFKA_BROKERS, PDA_TOPIC_PREFIX).
 
 SCOPES=sites:read,services:read,equipment:read,equipment-categories:read,consumables:read
@@ -19,7 +19,7 @@ stack_psql() {
 seed_company() {
   local before after
   before=$(stack_psql -tAc 'SELECT id FROM companies ORDER BY id')
-  pnpm --silent --filter @pda/ops seed -- --companies 1 --sites 2000 --contacts-per-site 1 --services 8 \
+  pnpm --silent --filter @pda/dev-world seed -- --companies 1 --sites 2000 --contacts-per-site 1 --services 8 \
     --categories 4 --equipment 12 --consumables 6 --seed "$1" >&2
   after=$(stack_psql -tAc 'SELECT id FROM companies ORDER BY id')
   comm -13 <(echo "$before") <(echo "$after") | head -n 1
@@ -27,17 +27,17 @@ seed_company() {
 
 # issue_key <companyId> → prints the key (shown once by the CLI; kept only in this process).
 issue_key() {
-  pnpm --silent --filter @pda/ops keys -- issue --company "$1" --name "contract checks" --scopes "$SCOPES" --json |
+  pnpm --silent --filter @pda/operator-tools keys -- issue --company "$1" --name "contract checks" --scopes "$SCOPES" --json |
     node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))'
 }
 
-# delete_company <companyId>: the company, what it owns and its keys (ops' deleteCompanies), so the
-# shared database is left as found. Run inside the ops package so '@pda/ops/…' resolves to itself.
+# delete_company <companyId>: the company, what it owns and its keys (the seed's deleteCompanies), so the
+# shared database is left as found. Run inside the dev-world package, which has both packages.
 delete_company() {
-  (cd "$repo_root/ops" && COMPANY_ID="$1" node --input-type=module-typescript -e "
+  (cd "$repo_root/dev-world" && COMPANY_ID="$1" node --input-type=module-typescript -e "
     import pg from 'pg';
-    import { pgConfigFromEnv } from '@pda/ops/pg';
-    import { deleteCompanies } from '@pda/ops/seed';
+    import { pgConfigFromEnv } from '@pda/operator-tools/pg';
+    import { deleteCompanies } from '@pda/dev-world/seed';
     const client = new pg.Client(pgConfigFromEnv());
     await client.connect();
     try { await deleteCompanies(client, [process.env.COMPANY_ID]); } finally { await client.end(); }

@@ -2,7 +2,7 @@
 # Node 24 on PATH: ensure_node uses the machine's node when it is new enough, else installs the
 # pinned one (scripts/lib/runtime.env) into a cache once. Sourcing this file only defines variables
 # and functions (no output, no install), so it can be sourced twice and by scripts that need Node
-# without the workspace dependencies: scripts/lib/bootstrap.sh and ops/stack/stack.sh.
+# without the workspace dependencies: scripts/lib/bootstrap.sh and dev-world/stack/stack.sh.
 
 if [[ -z "${pda_node_sh_sourced:-}" ]]; then
   pda_node_sh_sourced=1

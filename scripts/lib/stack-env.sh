@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# Sourced by the top-level scripts: reads the env file of the stack that `ops/stack/stack.sh up`
+# Sourced by the top-level scripts: reads the env file of the stack that `dev-world/stack/stack.sh up`
 # started, <stack dir>/env, where the stack dir is PDA_STACK_DIR or <repo>/.stack
-# (ops/stack/README.md), the same rule stack.sh and @pda/ops/stack's readStackEnv follow.
+# (dev-world/stack/README.md), the same rule stack.sh and @pda/dev-world/stack's readStackEnv follow.
 
 stack_env_file() {
   local root
@@ -15,7 +15,7 @@ source_stack_env() {
   local file
   file=$(stack_env_file)
   if [ ! -f "$file" ]; then
-    echo "$(basename "$0"): $file is missing: start the stack first (bash ops/stack/stack.sh up)" >&2
+    echo "$(basename "$0"): $file is missing: start the stack first (bash dev-world/stack/stack.sh up)" >&2
     exit 1
   fi
   # shellcheck source=/dev/null

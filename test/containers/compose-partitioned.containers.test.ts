@@ -1,4 +1,4 @@
-// Company-keyed partitions on the container path (PDA_DATA_PARTITIONS=4, ops/stack/README.md,
+// Company-keyed partitions on the container path (PDA_DATA_PARTITIONS=4, dev-world/stack/README.md,
 // "Partitioned topics"): `compose.sh up` provisions the replica identity in PostgreSQL's init and
 // registers the connector with the partitioned overlay; the tenant topics have 4 partitions and the
 // control topics one; the one ingest of the project (holding every partition) serves the demo

@@ -1,4 +1,4 @@
-// A docker-compose project of the whole pipeline (`ops/containers/compose.sh up`: the images built
+// A docker-compose project of the whole pipeline (`dev-world/containers/compose.sh up`: the images built
 // here, demo data and a demo key) on private ports and a private project name, for the container
 // tests; `down` removes it (containers, network, volumes). None of the secrets come from this
 // process: compose.sh writes random ones to a private env file.
@@ -18,7 +18,7 @@ export const SECRETS = [
   'PDA_DEBEZIUM_PASSWORD',
   'PDA_REGISTRY_DB_PASSWORD',
 ];
-const composeScript = join(repoRoot, 'ops/containers/compose.sh');
+const composeScript = join(repoRoot, 'dev-world/containers/compose.sh');
 
 export interface Ports {
   pg: number;

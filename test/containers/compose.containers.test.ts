@@ -1,4 +1,4 @@
-// The container path as a black box: `ops/containers/compose.sh up` (images built here, the whole
+// The container path as a black box: `dev-world/containers/compose.sh up` (images built here, the whole
 // pipeline in docker-compose, demo data and a demo key) on private ports and a private project
 // name; then the partner's view through the api: page a collection to its end, see an update made
 // in PostgreSQL, restart the ingest container while rows change and lose nothing; then
@@ -65,7 +65,7 @@ async function composeConfig(secretEnv: Record<string, string>) {
   const [command, ...first] = v2 ? ['docker', 'compose'] : ['docker-compose'];
   const args = [...first, '--project-directory', repoRoot, '-f', join(repoRoot, 'docker-compose.yml')];
   // versions.env instead of <repo>/.env, as compose.sh does: a developer's .env must not count.
-  args.push('--env-file', join(repoRoot, 'ops/stack/versions.env'), 'config');
+  args.push('--env-file', join(repoRoot, 'dev-world/stack/versions.env'), 'config');
   const bare = { PATH: process.env.PATH, HOME: process.env.HOME, PDA_CAPTURED_TABLES: 'sites', ...secretEnv };
   return run(command ?? 'docker-compose', args, { env: bare }).then(
     ({ stdout }) => ({ ok: true, output: stdout }),

@@ -41,8 +41,8 @@ const output = join(repoRoot, 'test/fixtures/debezium/events.jsonl');
 const avroDir = join(repoRoot, 'test/fixtures/debezium-avro');
 
 async function main(): Promise<void> {
-  const up = spawnSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), 'up'], { stdio: 'inherit' });
-  if (up.status !== 0) throw new Error('ops/stack/stack.sh up failed');
+  const up = spawnSync('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), 'up'], { stdio: 'inherit' });
+  if (up.status !== 0) throw new Error('dev-world/stack/stack.sh up failed');
   loadStackEnv();
   const env = stackEnv();
   const pool = pgPool(env);

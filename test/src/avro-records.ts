@@ -1,8 +1,9 @@
-// Avro records in tests: the converter settings of each format (ops/stack/converters/*.json) and a
+// Avro records in tests: the converter settings of each format (dev-world/stack/converters/*.json) and a
 // reader that turns wire-format bytes into the plain objects the JSON messages parse to, with the
 // writer schemas from the stack's registry (PDA_SCHEMA_REGISTRY_URL, its Confluent-compatible API).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { partitionedConnectorOverlay } from '@pda/dev-world/stack';
 import {
   createLogger,
   createSchemaRegistryClient,
@@ -12,27 +13,26 @@ import {
   schemaIdOf,
   WriterSchemas,
 } from '@pda/ingest';
-import { partitionedConnectorOverlay } from '@pda/ops/stack';
 import { loadStackEnv, repoRoot } from './stack-env.ts';
 
 export type ConverterFormat = 'avro' | 'json' | 'json-schemaless';
 
 /** The key/value converter settings of one format, to override a connector's (connector.json). */
 export function converterConfig(format: ConverterFormat): Record<string, string> {
-  return JSON.parse(readFileSync(join(repoRoot, `ops/stack/converters/${format}.json`), 'utf8'));
+  return JSON.parse(readFileSync(join(repoRoot, `dev-world/stack/converters/${format}.json`), 'utf8'));
 }
 
 /**
- * ops/stack/connector.json (which writes Avro through the registry) with `overrides` over it; when
+ * dev-world/stack/connector.json (which writes Avro through the registry) with `overrides` over it; when
  * they name another converter (converterConfig('json')), connector.json's converter settings are
- * dropped first, as ops/stack/lib/connect.sh does for PDA_CONNECTOR_FORMAT. `partitions` > 1 adds
+ * dropped first, as dev-world/stack/lib/connect.sh does for PDA_CONNECTOR_FORMAT. `partitions` > 1 adds
  * the company-keyed partitions' settings (partitionedConnectorOverlay) under `overrides`.
  */
 export function shippedConnectorConfig(
   overrides: Record<string, string> = {},
   { partitions = 1 }: { partitions?: number } = {},
 ): Record<string, string> {
-  const base = JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')) as Record<
+  const base = JSON.parse(readFileSync(join(repoRoot, 'dev-world/stack/connector.json'), 'utf8')) as Record<
     string,
     string
   >;
@@ -47,7 +47,7 @@ export function shippedConnectorConfig(
 export function schemaRegistryUrl(): string {
   if (!process.env.PDA_SCHEMA_REGISTRY_URL) loadStackEnv();
   const url = process.env.PDA_SCHEMA_REGISTRY_URL;
-  if (!url) throw new Error("PDA_SCHEMA_REGISTRY_URL is not set: run 'bash ops/stack/stack.sh up'");
+  if (!url) throw new Error("PDA_SCHEMA_REGISTRY_URL is not set: run 'bash dev-world/stack/stack.sh up'");
   return url;
 }
 

@@ -1,11 +1,11 @@
 // The balancer and the shared rate-limit store of a replicated deployment, as real processes for a
-// test: HAProxy (Debian package) on the configuration rendered from ops/balancer/haproxy.cfg.template,
+// test: HAProxy (Debian package) on the configuration rendered from operator-tools/balancer/haproxy.cfg.template,
 // and a private redis-server (Debian package) on a free port. Both are installed by scripts/test.sh.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BalancerNode, type NodePorts, renderHaproxyConfig } from '@pda/ops/balancer';
+import { type BalancerNode, type NodePorts, renderHaproxyConfig } from '@pda/operator-tools/balancer';
 import { freePort } from '@pda/projections/testing';
 import { waitFor } from './stack-env.ts';
 

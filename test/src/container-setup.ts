@@ -1,6 +1,6 @@
 // vitest globalSetup of the e2e-containers project: the same e2e files as the native project, with
-// their stack from testcontainers (container-stack.ts) instead of ops/stack. The images must exist
-// (ops/containers/build-images.sh; scripts/test.sh builds them first): a missing one fails here
+// their stack from testcontainers (container-stack.ts) instead of dev-world/stack. The images must exist
+// (dev-world/containers/build-images.sh; scripts/test.sh builds them first): a missing one fails here
 // with that command, never silently skips. Its addresses go to process.env and to a private stack
 // env file (PDA_STACK_DIR), so test workers find them the way they find the native stack's.
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     try {
       execFileSync('docker', ['image', 'inspect', image], { stdio: 'ignore' });
     } catch {
-      throw new Error(`image ${image} is missing: run bash ops/containers/build-images.sh`);
+      throw new Error(`image ${image} is missing: run bash dev-world/containers/build-images.sh`);
     }
   }
   const started = Date.now();

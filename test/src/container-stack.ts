@@ -1,8 +1,8 @@
-// The e2e stack in containers, started with testcontainers: the images ops/containers/build-images.sh
+// The e2e stack in containers, started with testcontainers: the images dev-world/containers/build-images.sh
 // builds here (pda/postgres, pda/kafka, pda/registry, pda/connect), provisioned with the same SQL and registered
-// with the same connector.json as the native stack (ops/stack), on host networking with free ports.
+// with the same connector.json as the native stack (dev-world/stack), on host networking with free ports.
 // It answers the same interface as the native stack: a stack env file (`<dir>/env`, the lines
-// ops/stack/stack.sh writes) that the tests read through readStackEnv / loadStackEnv.
+// dev-world/stack/stack.sh writes) that the tests read through readStackEnv / loadStackEnv.
 //
 // testcontainers' reaper image cannot be pulled here, so it is disabled (container-setup.ts) and
 // everything started here is stopped by `stop()`.
@@ -10,15 +10,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dataPartitions, partitionedConnectorOverlay } from '@pda/ops/stack';
+import { dataPartitions, partitionedConnectorOverlay } from '@pda/dev-world/stack';
 import { freePort } from '@pda/projections/testing';
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
 import { repoRoot } from './stack-env.ts';
 
-/** The pins the images are tagged with (ops/stack/versions.env). */
+/** The pins the images are tagged with (dev-world/stack/versions.env). */
 function versions(): Record<string, string> {
   const pins: Record<string, string> = {};
-  for (const line of readFileSync(join(repoRoot, 'ops/stack/versions.env'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(repoRoot, 'dev-world/stack/versions.env'), 'utf8').split('\n')) {
     const match = /^(PDA_[A-Z0-9_]+)=(.*)$/.exec(line.trim());
     if (match?.[1]) pins[match[1]] = match[2] ?? '';
   }
@@ -64,26 +64,26 @@ async function startPostgres(port: number, capturedTables: string): Promise<Star
       PGPORT: String(port),
       PDA_DEBEZIUM_USER: DEBEZIUM.user,
       PDA_DEBEZIUM_PASSWORD: DEBEZIUM.password,
-      // The registry's role (ops/stack/sql/registry-db.sql); startRegistry logs in with it.
+      // The registry's role (dev-world/stack/sql/registry-db.sql); startRegistry logs in with it.
       PDA_REGISTRY_DB_PASSWORD: 'pda_registry',
       PDA_CAPTURED_TABLES: capturedTables,
       PDA_DATA_PARTITIONS: String(dataPartitions()),
     })
     .withCopyFilesToContainer([
       {
-        source: join(repoRoot, 'ops/stack/compose/postgres-init.sh'),
+        source: join(repoRoot, 'dev-world/stack/compose/postgres-init.sh'),
         target: '/docker-entrypoint-initdb.d/10-pda.sh',
         mode: 0o644,
       },
-      { source: join(repoRoot, 'ops/db/schema.sql'), target: '/pda/schema.sql', mode: 0o644 },
+      { source: join(repoRoot, 'dev-world/db/schema.sql'), target: '/pda/schema.sql', mode: 0o644 },
       {
-        source: join(repoRoot, 'ops/db/partitioned-identity.sql'),
+        source: join(repoRoot, 'dev-world/db/partitioned-identity.sql'),
         target: '/pda/partitioned-identity.sql',
         mode: 0o644,
       },
     ])
     .withCopyDirectoriesToContainer([
-      { source: join(repoRoot, 'ops/stack/sql'), target: '/pda/sql', mode: 0o755 },
+      { source: join(repoRoot, 'dev-world/stack/sql'), target: '/pda/sql', mode: 0o755 },
     ])
     .withCommand(['postgres', '-c', 'wal_level=logical', '-c', 'max_slot_wal_keep_size=2GB'])
     .withWaitStrategy(Wait.forHealthCheck())
@@ -162,7 +162,7 @@ async function startConnect(
         CONNECT_STATUS_STORAGE_PARTITIONS: '1',
         CONNECT_CONFIG_PROVIDERS: 'env',
         CONNECT_CONFIG_PROVIDERS_ENV_CLASS: 'org.apache.kafka.common.config.provider.EnvVarConfigProvider',
-        // What ops/stack/connector.json references through ${env:...}.
+        // What dev-world/stack/connector.json references through ${env:...}.
         PDA_PG_HOST: '127.0.0.1',
         PDA_PG_PORT: String(pgPort),
         PDA_PG_DATABASE: 'pda',
@@ -179,7 +179,7 @@ async function startConnect(
 
 /**
  * connector.json + table.include.list (+ connector-partitioned.json when PDA_DATA_PARTITIONS > 1), as
- * ops/stack/lib/connect.sh registers it; waits until RUNNING.
+ * dev-world/stack/lib/connect.sh registers it; waits until RUNNING.
  */
 async function registerConnector(connectUrl: string, capturedTables: string): Promise<void> {
   await poll(
@@ -191,7 +191,7 @@ async function registerConnector(connectUrl: string, capturedTables: string): Pr
     180_000,
   );
   const config = {
-    ...JSON.parse(readFileSync(join(repoRoot, 'ops/stack/connector.json'), 'utf8')),
+    ...JSON.parse(readFileSync(join(repoRoot, 'dev-world/stack/connector.json'), 'utf8')),
     ...partitionedConnectorOverlay(dataPartitions()),
     'table.include.list': capturedTables
       .split(',')
@@ -220,9 +220,13 @@ async function registerConnector(connectUrl: string, capturedTables: string): Pr
 }
 
 export async function startContainerStack(): Promise<ContainerStack> {
-  const capturedTables = execFileSync(process.execPath, [join(repoRoot, 'ops/stack/captured-tables.ts')], {
-    encoding: 'utf8',
-  }).trim();
+  const capturedTables = execFileSync(
+    process.execPath,
+    [join(repoRoot, 'dev-world/stack/captured-tables.ts')],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
   const [pgPort, kafkaPort, controllerPort, connectPort, registryPort] = [
     await freePort(),
     await freePort(),

@@ -1,9 +1,9 @@
 // What the api should present for a company, computed from PostgreSQL alone: each resource's rows
 // (in the projection's representation: exact decimals as text, ISO UTC µs timestamps, read by
-// sourceRows of @pda/ops/reconcile, reconcile's source side) rendered through the registry's document shapes
+// sourceRows of @pda/operator-tools/reconcile, reconcile's source side) rendered through the registry's document shapes
 // and relations by the projections' reference renderer (documentRenderer), the declaration the api
 // renders from. The oracle of tests that compare a partner's copy with the source.
-import { sourceRows } from '@pda/ops/reconcile';
+import { sourceRows } from '@pda/operator-tools/reconcile';
 import { documentRenderer } from '@pda/projections/read';
 import { RESOURCES, type ResourceName, type TableName } from '@pda/schemas/registry';
 import type pg from 'pg';

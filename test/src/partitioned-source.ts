@@ -1,6 +1,6 @@
-// A private source with company-keyed partitions (PDA_DATA_PARTITIONS, ops/stack/README.md,
+// A private source with company-keyed partitions (PDA_DATA_PARTITIONS, dev-world/stack/README.md,
 // "Partitioned topics") on the running stack: a database provisioned as `stack.sh database create`
-// does with N partitions (schema, publication, ops/db/partitioned-identity.sql) and a connector on
+// does with N partitions (schema, publication, dev-world/db/partitioned-identity.sql) and a connector on
 // it with the partitioned overlay, its own slot and topic prefix. `remove` takes everything away
 // again: connector and offsets, topics, the registry's subjects of those topics, the database and
 // its slot.
@@ -26,7 +26,7 @@ export interface PartitionedSource {
 }
 
 function stack(partitions: number, ...args: string[]): void {
-  execFileSync('bash', [join(repoRoot, 'ops/stack/stack.sh'), ...args], {
+  execFileSync('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), ...args], {
     env: { ...process.env, PDA_DATA_PARTITIONS: String(partitions) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

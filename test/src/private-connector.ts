@@ -16,10 +16,10 @@ export interface PrivateConnector {
 }
 
 /**
- * Registers ops/stack/connector.json (Avro through the registry unless `overrides` name another
+ * Registers dev-world/stack/connector.json (Avro through the registry unless `overrides` name another
  * converter) with a private prefix and slot, every registry table (the file
  * has no table.include.list: stack.sh adds it, like here), plus `overrides`; waits until RUNNING.
- * `partitions` > 1: the company-keyed partitions' settings too (ops/stack/connector-partitioned.json).
+ * `partitions` > 1: the company-keyed partitions' settings too (dev-world/stack/connector-partitioned.json).
  */
 export async function startPrivateConnector(
   label: string,

@@ -1,8 +1,8 @@
 // The projection compared with PostgreSQL, row by row and column by column, stored documents
-// included: the assertion form of reconcile of @pda/ops/reconcile (the one implementation of the comparison
+// included: the assertion form of reconcile of @pda/operator-tools/reconcile (the one implementation of the comparison
 // and its mappings). expectProjectionEqualsPostgres does not wait for rows in flight;
 // expectProjectionSettlesOnPostgres retries it until it passes.
-import { reconcile } from '@pda/ops/reconcile';
+import { reconcile } from '@pda/operator-tools/reconcile';
 import type pg from 'pg';
 import { expect } from 'vitest';
 import { waitFor } from './stack-env.ts';

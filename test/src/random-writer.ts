@@ -1,5 +1,5 @@
 // A writer for end-to-end tests of the sync guarantee: random changes to one company's rows in
-// PostgreSQL (ops/db/schema.sql) touching every exported table and every kind of column — text,
+// PostgreSQL (dev-world/db/schema.sql) touching every exported table and every kind of column — text,
 // large text (TOASTed, so updates of other columns arrive without it), exact decimals, nullable
 // decimals and timestamps, integers, currency codes — plus inserts, deletes, contacts changed or
 // moved to another site, categories changed or deleted (their equipment moved first), sites moved

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, parseConfig as parseApiConfig } from '@pda/api';
 import { createLogger, createWorker, loadAvscTypes, parseConfig, type Worker } from '@pda/ingest';
-import { issueApiKey } from '@pda/ops/keys';
+import { issueApiKey } from '@pda/operator-tools/keys';
 import { freePort } from '@pda/projections/testing';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';

@@ -1,5 +1,5 @@
 // What PostgreSQL says about tables' replica identity: which index a table's deletes and updates
-// carry in their before image (ops/db/partitioned-identity.sql gives each tenant table its
+// carry in their before image (dev-world/db/partitioned-identity.sql gives each tenant table its
 // (company_id, id) index when the topics are partitioned by company).
 import type pg from 'pg';
 

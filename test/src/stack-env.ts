@@ -1,13 +1,13 @@
-// Helpers for tests and scripts that talk to the native stack started by ops/stack/stack.sh:
-// pg / kafkajs clients from its addresses (read by readStackEnv of @pda/ops/stack), polling for a condition.
+// Helpers for tests and scripts that talk to the native stack started by dev-world/stack/stack.sh:
+// pg / kafkajs clients from its addresses (read by readStackEnv of @pda/dev-world/stack), polling for a condition.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadStackEnv, stackEnvFile } from '@pda/dev-world/stack';
 import { registerKafkajsCodecs } from '@pda/ingest';
-import { loadStackEnv, stackEnvFile } from '@pda/ops/stack';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
-export { loadStackEnv, stackDir } from '@pda/ops/stack';
+export { loadStackEnv, stackDir } from '@pda/dev-world/stack';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -26,7 +26,9 @@ function required(name: string): string {
   if (!process.env[name]) loadStackEnv();
   const value = process.env[name];
   if (!value) {
-    throw new Error(`${name} is not set: run 'bash ops/stack/stack.sh up' and source ${stackEnvFile()}`);
+    throw new Error(
+      `${name} is not set: run 'bash dev-world/stack/stack.sh up' and source ${stackEnvFile()}`,
+    );
   }
   return value;
 }
@@ -80,7 +82,7 @@ export async function inTransaction(pool: pg.Pool, statements: Array<[string, un
 }
 
 export function kafkaClient(clientId: string, env = stackEnv()): Kafka {
-  // The connector compresses with zstd (ops/stack/connector.json), which kafkajs alone cannot read.
+  // The connector compresses with zstd (dev-world/stack/connector.json), which kafkajs alone cannot read.
   registerKafkajsCodecs();
   return new Kafka({ clientId, brokers: env.kafkaBrokers, logLevel: logLevel.WARN });
 }

@@ -1,11 +1,11 @@
-import { DEFAULT_COUNTS, generateCompanyData, type SeedCounts } from '@pda/ops/seed';
+import { DEFAULT_COUNTS, generateCompanyData, type SeedCounts } from '@pda/dev-world/seed';
 import type { Change, Row } from '@pda/projections/model';
 import { makeUpsert } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
 
 /**
- * A projection data directory built from ops' seed generator through ProjectionStore (the path
- * ingest takes), without PostgreSQL or Kafka: the same rows `pnpm --filter @pda/ops seed` loads
+ * A projection data directory built from the dev world's seed generator through ProjectionStore (the path
+ * ingest takes), without PostgreSQL or Kafka: the same rows `pnpm --filter @pda/dev-world seed` loads
  * (seed 42, three companies by default), with fixed ids (run '') and fixed created_at/updated_at
  * (the database sets those in production), so analyses of it print the same output every time.
  * docs/analysts.md's examples run on it (analysts/tests/analysts-doc.test.ts checks them).

@@ -6,8 +6,8 @@ import { contractRoute } from '../routing/contract-route.ts';
  * GET /v1/reference/scopes: the complete scope vocabulary (docs/public-data-api-v1.md, "Scope
  * entry"). Unpaginated.
  * `domain` groups scopes for display: sites on their own, the priced catalogue together.
- * The list is the table registry's (@pda/schemas/registry), the same the key CLI (@pda/ops/scopes)
- * accepts, without making the api deployable depend on the ops tooling.
+ * The list is the table registry's (@pda/schemas/registry), the same the key CLI (@pda/operator-tools/scopes)
+ * accepts, without making the api deployable depend on the operator tooling.
  */
 export { SCOPES };
 

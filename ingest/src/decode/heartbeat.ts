@@ -1,5 +1,5 @@
 /**
- * Debezium's heartbeat records (`heartbeat.interval.ms` in ops/stack/connector.json): on
+ * Debezium's heartbeat records (`heartbeat.interval.ms` in dev-world/stack/connector.json): on
  * `__debezium-heartbeat.<prefix>`, value `{"ts_ms": <ms>}` (inside `{"schema", "payload"}` with
  * JsonConverter's schemas). The connector emits one per interval even while no captured row changes,
  * after the changes it read before; ingest uses them to know how far behind its source it is while

@@ -1,6 +1,6 @@
 /**
  * Does a writer schema still fit the projection of its table? The registry's compatibility rule
- * (BACKWARD_TRANSITIVE, ops/stack/README.md) is about Avro: it lets a NUMERIC(12,2) become
+ * (BACKWARD_TRANSITIVE, dev-world/stack/README.md) is about Avro: it lets a NUMERIC(12,2) become
  * NUMERIC(12,4) (both `bytes`) and refuses nothing a registry without rules accepts. The projection
  * needs each column of schemas/<table>.avsc with the same kind of value, so a version that drops one
  * or changes its kind (text → integer, a decimal's scale) cannot be applied: its events are dead

@@ -1,6 +1,6 @@
 /**
  * The schema-registry wire format (Confluent's, which Apicurio's converter writes with
- * `apicurio.registry.as-confluent=true`, ops/stack/README.md): magic byte 0, the writer schema's id
+ * `apicurio.registry.as-confluent=true`, dev-world/stack/README.md): magic byte 0, the writer schema's id
  * as a 4-byte big-endian integer, then the Avro binary datum. A JSON message starts with `{` (or
  * whitespace), never with byte 0, so the format is told apart per message and both may share a topic
  * (a connector switched from JSON to Avro, or back).

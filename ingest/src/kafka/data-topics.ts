@@ -11,7 +11,7 @@ import type { KafkaAdmin, KafkaClient } from './client.ts';
 
 /**
  * Topic configs for data topics ingest has to create itself (Debezium creates a topic only with its
- * table's first event). The same values as `topic.creation.default.*` in ops/stack/connector.json,
+ * table's first event). The same values as `topic.creation.default.*` in dev-world/stack/connector.json,
  * which Debezium uses for the topics it creates; ingest/tests/data-topics.test.ts keeps them equal.
  */
 export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze({
@@ -124,7 +124,7 @@ export function checkTopicStates(
         .map((s) => `${s.topic} (cleanup.policy=${s.cleanupPolicy}, low watermark ${s.lowWatermark})`)
         .join(
           ', ',
-        )}; a rebuild from them would lack rows. Compact them (bash ops/stack/stack.sh up, ingest/README.md Rebuild) and re-snapshot the connector`,
+        )}; a rebuild from them would lack rows. Compact them (bash dev-world/stack/stack.sh up, ingest/README.md Rebuild) and re-snapshot the connector`,
     );
   }
   logger.warn(

@@ -178,7 +178,7 @@ export function createMetrics(now: () => number = Date.now): IngestMetrics {
   metrics.catchUpEtaSeconds.set(-1);
   // Each table's dead-letter count exists from the start at 0: a series first scraped at 1 is no
   // increase to Prometheus, and the alerts on dead letters (PdaIngestApiKeyDeadLetter: a key change
-  // not applied) must see the first one (ops/monitoring/alerts.yml).
+  // not applied) must see the first one (operator-tools/monitoring/alerts.yml).
   for (const table of SOURCE_TABLES) metrics.events.inc({ table, outcome: 'dead_lettered' }, 0);
   new Gauge({
     name: 'pda_ingest_freshness_seconds',

@@ -1,6 +1,6 @@
 /**
  * Reads writer schemas by id from a schema registry's Confluent-compatible API (`GET
- * <url>/schemas/ids/<id>`): Apicurio's `/apis/ccompat/v7` on our stack (ops/stack/README.md), and
+ * <url>/schemas/ids/<id>`): Apicurio's `/apis/ccompat/v7` on our stack (dev-world/stack/README.md), and
  * equally Confluent Schema Registry or Karapace. The id is the one in each record's wire header.
  * Every failure that a later try may cure (refused, timed out, 5xx, and also 404: a registry restored
  * from a backup, or the wrong one configured) is `retriable`; the resolver waits and retries them

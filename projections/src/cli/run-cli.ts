@@ -1,4 +1,4 @@
-// The one shell of the workspace's command-line tools (ops' seed and keys, ingest's replay and
+// The one shell of the workspace's command-line tools (the dev world's seed and keys, ingest's replay and
 // rebuild): bad arguments → one `error:` line and the usage, exit 2; a missing or refused setting
 // (no database to connect to) → one `error:` line, exit 2; any other failure (database
 // unreachable, key not found, rebuild refused) → one `error:` line, exit 1. No stack traces.

@@ -1,12 +1,12 @@
 // Every row of the campaign's companies in their projection compared with PostgreSQL by
-// @pda/ops/reconcile (every column in the projection's representation, the stored documents, the control
+// @pda/operator-tools/reconcile (every column in the projection's representation, the stored documents, the control
 // rows), counted as differences instead of failing at the first: missing (in PostgreSQL only),
 // extra (in the projection only) and different rows. Changes still on their way through Debezium
 // and Kafka are not counted: reconcile reads differing rows again until they settle or the
 // projection is known current past them; what it confirms is a real difference, and rows it could
 // not settle in time (ingest not caught up) are counted too.
 
-import { reconcile } from '@pda/ops/reconcile';
+import { reconcile } from '@pda/operator-tools/reconcile';
 import type pg from 'pg';
 
 export interface Difference {

@@ -68,7 +68,7 @@ export function ingestEnv(options: IngestOptions): Record<string, string> {
     INGEST_ADMIN_PORT: '0',
     INGEST_ADMIN_TOKEN_FILE: ADMIN_TOKEN_FILE,
     INGEST_LOG_LEVEL: 'info',
-    // The connector may write Avro (ops/stack/README.md): ingest then needs the registry.
+    // The connector may write Avro (dev-world/stack/README.md): ingest then needs the registry.
     ...(process.env.PDA_SCHEMA_REGISTRY_URL
       ? { INGEST_SCHEMA_REGISTRY_URL: process.env.PDA_SCHEMA_REGISTRY_URL }
       : {}),

@@ -1,5 +1,5 @@
 // One stack component stopped as a fault stops it, and the stack brought back: `stack.sh stop
-// <component> [--kill|--fast|--immediate]` and `stack.sh up` (ops/stack/README.md, "Faults"). Every
+// <component> [--kill|--fast|--immediate]` and `stack.sh up` (dev-world/stack/README.md, "Faults"). Every
 // case that stops a component brings it back in a finally block: the next e2e file needs the stack.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { round } from './result.ts';
 const run = promisify(execFile);
 
 export async function stackSh(...args: string[]): Promise<string> {
-  const { stderr } = await run('bash', [join(repoRoot, 'ops/stack/stack.sh'), ...args], {
+  const { stderr } = await run('bash', [join(repoRoot, 'dev-world/stack/stack.sh'), ...args], {
     env: process.env,
     timeout: 300_000,
   });

@@ -22,7 +22,7 @@ CREATE TABLE companies (
   _src_lsn    INTEGER NOT NULL
 ) STRICT;
 
--- API keys partners call the api with (issued by ops' keys CLI in the operational database).
+-- API keys partners call the api with (issued by the operator tools' keys CLI in the operational database).
 CREATE TABLE api_keys (
   id          TEXT PRIMARY KEY,
   name        TEXT NOT NULL,   -- the key's label
