@@ -22,14 +22,10 @@ import { createStorageState, type StorageState } from './batch/storage-state.ts'
 import type { IngestConfig } from './config.ts';
 import { type ColumnType, createDecoder, dataTopics, heartbeatTopic } from './decode/index.ts';
 import { readGeneration, resolvedDataDir } from './generations.ts';
+import type { RecordsHandler } from './kafka/hand-over.ts';
 import { memberFilePath } from './kafka/predecessor.ts';
 import { describeKafkaSecurity, kafkaConnectionOptions } from './kafka/security.ts';
-import {
-  createKafkaSource,
-  type KafkaSource,
-  type KafkaSourceOptions,
-  type RecordsHandler,
-} from './kafka/source.ts';
+import { createKafkaSource, type KafkaSource, type KafkaSourceOptions } from './kafka/source.ts';
 import { foreignCompanyOf, REMOVE_UNOWNED_COMMAND, unownedCompanyFiles } from './kafka/writer-ownership.ts';
 import type { CompanyRebuildResult } from './live-rebuild/company-rebuild.ts';
 import { createCompanyRebuilds, type LiveGeneration } from './live-rebuild/company-rebuilds.ts';

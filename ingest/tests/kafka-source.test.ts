@@ -15,7 +15,8 @@ import type {
   PartitionOffset,
   TopicPartitions,
 } from '../src/kafka/client.ts';
-import { createKafkaSource, type RecordsHandler } from '../src/kafka/source.ts';
+import type { RecordsHandler } from '../src/kafka/hand-over.ts';
+import { createKafkaSource } from '../src/kafka/source.ts';
 
 const TOPIC = 'pda.public.sites';
 

@@ -15,13 +15,7 @@ const store = new ReopeningStore(workerData as ProjectionStoreOptions);
 
 /** One answer per request kind (thread-protocol.ts names what each returns). */
 const answers: { [K in ThreadCallKind]: (request: ThreadRequest<K>) => ThreadCalls[K]['response'] } = {
-  apply: (request) =>
-    store.applyBatch(fromWire(request.changes), {
-      deadLetters: request.deadLetters,
-      ...(request.sourceCurrentAtMs !== undefined ? { sourceCurrentAtMs: request.sourceCurrentAtMs } : {}),
-      ...(request.onlyCompany !== undefined ? { onlyCompany: request.onlyCompany } : {}),
-      ...(request.readUpTo !== undefined ? { readUpTo: request.readUpTo } : {}),
-    }),
+  apply: (request) => store.applyBatch(fromWire(request.changes), request.options),
   prune: (request) => store.pruneTombstones(request.options, request.cursor),
   'prune-dead-letters': (request) => ({ pruned: store.pruneDeadLetters(request.maxRows).pruned }),
   company: (request) => {

@@ -5,9 +5,9 @@
  * `{ id, kind, ok: false, error }`.
  */
 import type {
+  ApplyOptions,
   BatchResult,
   CompanyFault,
-  DeadLetter,
   PruneCursor,
   PruneOptions,
   PruneStep,
@@ -19,10 +19,7 @@ export interface ThreadCalls {
   apply: {
     request: {
       readonly changes: WireBatch;
-      readonly deadLetters: readonly DeadLetter[];
-      readonly sourceCurrentAtMs?: number;
-      readonly onlyCompany?: string;
-      readonly readUpTo?: Readonly<Record<string, string>>;
+      readonly options: ApplyOptions;
     };
     response: BatchResult;
   };

@@ -82,15 +82,8 @@ export function createThreadedSink(options: ProjectionStoreOptions): ApplySink {
       } catch (error) {
         throw new Error(`apply thread: batch cannot be sent: ${(error as Error).message}`);
       }
-      return call('apply', {
-        changes: wire,
-        deadLetters: applyOptions.deadLetters ?? [],
-        ...(applyOptions.sourceCurrentAtMs !== undefined
-          ? { sourceCurrentAtMs: applyOptions.sourceCurrentAtMs }
-          : {}),
-        ...(applyOptions.onlyCompany !== undefined ? { onlyCompany: applyOptions.onlyCompany } : {}),
-        ...(applyOptions.readUpTo !== undefined ? { readUpTo: applyOptions.readUpTo } : {}),
-      });
+      // ApplyOptions is plain data: it crosses to the thread whole, as the store takes it.
+      return call('apply', { changes: wire, options: applyOptions });
     },
     pruneTombstones: (pruneOptions: PruneOptions, cursor?: PruneCursor) =>
       call('prune', { options: pruneOptions, cursor }),

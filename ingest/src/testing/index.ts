@@ -2,7 +2,8 @@
 // kept out of the production entry point, so nothing deployed depends on them.
 
 // The Kafka adapter itself, for the e2e tests of its commit rules (test/ingest-durable-commit.e2e.test.ts).
-export { createKafkaSource, type KafkaSourceOptions, type RecordsHandler } from '../kafka/source.ts';
+export type { RecordsHandler } from '../kafka/hand-over.ts';
+export { createKafkaSource, type KafkaSourceOptions } from '../kafka/source.ts';
 export { type AvroTableSchemas, avroEventEncoder, type EncodedAvroEvent } from './encode-avro.ts';
 export {
   type EncodedEvent,

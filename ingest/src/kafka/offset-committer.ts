@@ -1,0 +1,58 @@
+/**
+ * Offsets committed to Kafka only up to where every SQLite transaction of a partition's chunks
+ * committed (in-flight.ts), and only after the durability barrier: at-least-once delivery +
+ * idempotent apply = exactly once in effect.
+ */
+import type { Logger } from 'pino';
+import type { GroupConsumer } from './client.ts';
+import type { InFlightChunks } from './in-flight.ts';
+
+/** The part of the source's options (source.ts KafkaSourceOptions) the committer reads. */
+export interface CommitOptions {
+  /** Resolves once what SQLite committed so far is on disk (batch/durability.ts). */
+  readonly durable?: () => Promise<void>;
+  readonly logger: Logger;
+}
+
+/**
+ * Commits what is applied: one commit loop at a time, repeated while more became applied, each
+ * round after the durability barrier.
+ */
+export function createOffsetCommitter(
+  consumer: GroupConsumer,
+  inFlight: InFlightChunks,
+  options: CommitOptions,
+) {
+  let committing: Promise<void> | undefined;
+
+  /** The returned promise settles when the loop is done (the drain awaits it for the final commit). */
+  function commitApplied(): Promise<void> {
+    if (committing) return committing;
+    const loop = (async () => {
+      // Settle strictly after `committing` is assigned, even when there is nothing to commit.
+      await null;
+      try {
+        for (let offsets = inFlight.commitable(); offsets.length > 0; offsets = inFlight.commitable()) {
+          await options.durable?.();
+          await consumer.commit(offsets);
+          inFlight.committed(offsets);
+        }
+        return true;
+      } catch (error) {
+        // Not lost: the next applied chunk (or the drain at stop) commits again; at worst a restart
+        // replays applied records, which the version guards skip.
+        options.logger.warn({ err: String(error) }, 'offset commit failed');
+        return false;
+      }
+    })();
+    committing = loop.then((ok) => {
+      committing = undefined;
+      // Applied while the loop was finishing: commit it now rather than with the next chunk.
+      if (ok && inFlight.commitable().length > 0) return commitApplied();
+    });
+    return committing;
+  }
+
+  return { commitApplied };
+}
+export type OffsetCommitter = ReturnType<typeof createOffsetCommitter>;
