@@ -2,7 +2,8 @@
  * Ingest configuration: INGEST_* environment variables parsed and validated ONCE at start-up
  * (main.ts and the commands), mapped to the typed, frozen IngestConfig and passed down; nothing below
  * main.ts reads process.env (docs/architecture.md#configuration; api/src/config.ts is the same for
- * API_*). ingest/README.md has the table of variables.
+ * API_*). ingest/README.md has the table of variables, checked against ConfigSchema by
+ * tests/readme-settings.test.ts.
  */
 import { OwnershipError } from '@pda/projections/model';
 import { z } from 'zod';
