@@ -66,11 +66,11 @@ describe('rebuild into a new generation and swap', () => {
     const before = await createCompanyWithSites(25);
 
     // The first rebuild logs at info into memory: its progress lines are what operators watch.
-    // INGEST_READY_MAX_LAG 20, below the 26 events just written, so even on a fresh stack (topics
+    // readyMaxLag (INGEST_READY_MAX_LAG) 20, below the 26 events just written, so even on a fresh stack (topics
     // of a few events, read in well under a second) the rebuild is a catch-up and says when it is done.
     const progressLines: { msg: string; events?: number; meanEventsPerSecond?: number }[] = [];
     const first = await rebuild(
-      { ...config, INGEST_READY_MAX_LAG: 20 },
+      { ...config, readyMaxLag: 20 },
       {
         logger: createLogger('info', 'rebuild', {
           write: (line: string) => progressLines.push(JSON.parse(line)),
@@ -83,7 +83,7 @@ describe('rebuild into a new generation and swap', () => {
     expect(caughtUp).toHaveLength(1);
     expect(caughtUp[0]?.events).toBeGreaterThanOrEqual(26);
     expect(caughtUp[0]?.meanEventsPerSecond).toBeGreaterThan(0);
-    expect(first.groupId).toBe(`${config.INGEST_GROUP_ID}-${first.generation}`);
+    expect(first.groupId).toBe(`${config.kafka.groupId}-${first.generation}`);
     await waitFor('first generation has the company', () => siteCount(dataDir, before) === 25, {
       timeoutMs: 30_000,
     });

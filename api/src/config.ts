@@ -19,7 +19,11 @@ const optionalString = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
-const fields = z.object({
+/**
+ * The API_* variables, each with its default and validation; api/README.md's Configuration table
+ * lists them (checked by tests/readme-settings.test.ts).
+ */
+export const ConfigSchema = z.object({
   API_DATA_DIR: z.string().min(1, 'API_DATA_DIR is required (the directory holding control.sqlite)'),
   API_HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: port.default(8080),
@@ -108,11 +112,10 @@ const fields = z.object({
     }),
 });
 
-const schema = fields
-  .refine((e) => e.API_ADMIN_PORT === 0 || e.API_ADMIN_PORT !== e.API_PORT, {
-    path: ['API_ADMIN_PORT'],
-    message: 'must differ from API_PORT (metrics are never served on the public port)',
-  })
+const schema = ConfigSchema.refine((e) => e.API_ADMIN_PORT === 0 || e.API_ADMIN_PORT !== e.API_PORT, {
+  path: ['API_ADMIN_PORT'],
+  message: 'must differ from API_PORT (metrics are never served on the public port)',
+})
   // Node refuses a headers timeout above the request timeout: the headers are part of the request.
   .refine((e) => e.API_HEADERS_TIMEOUT_MS <= e.API_REQUEST_TIMEOUT_MS, {
     path: ['API_HEADERS_TIMEOUT_MS'],
@@ -218,7 +221,7 @@ export interface ForwardingConfig {
 /** Shortest forward secret accepted, in bytes (as the cursor secret: 256 bits of a random hex string). */
 export const MIN_FORWARD_SECRET_BYTES = 32;
 
-function forwardingConfig(e: z.infer<typeof fields>): ForwardingConfig | undefined {
+function forwardingConfig(e: z.infer<typeof ConfigSchema>): ForwardingConfig | undefined {
   const { API_OWNERSHIP_FILE: file, API_WRITER_NAME: name, API_FORWARD_SECRET_FILE: secretFile } = e;
   if (file === undefined && name === undefined && secretFile === undefined) return undefined;
   if (file === undefined || name === undefined || secretFile === undefined) {
@@ -292,7 +295,7 @@ export class ConfigError extends Error {
 export function parseConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const result = schema.safeParse(env);
   // API_* is this deployable's namespace: a misspelt variable must not be silently ignored.
-  const unknown = Object.keys(env).filter((name) => name.startsWith('API_') && !(name in fields.shape));
+  const unknown = Object.keys(env).filter((name) => name.startsWith('API_') && !(name in ConfigSchema.shape));
   if (!result.success || unknown.length > 0) {
     const problems = [
       ...(result.success

@@ -1,14 +1,26 @@
 /**
- * Ingest configuration: parsed ONCE from the environment (INGEST_* variables) by main.ts, frozen
- * and passed down; nothing below main.ts reads process.env (docs/architecture.md#configuration).
- * ingest/README.md has the table of variables.
+ * Ingest configuration: INGEST_* environment variables parsed and validated ONCE at start-up
+ * (main.ts and the commands), mapped to the typed, frozen IngestConfig and passed down; nothing below
+ * main.ts reads process.env (docs/architecture.md#configuration; api/src/config.ts is the same for
+ * API_*). ingest/README.md has the table of variables, checked against ConfigSchema by
+ * tests/readme-settings.test.ts.
  */
 import { OwnershipError } from '@pda/projections/model';
 import { z } from 'zod';
-import { readAdminToken } from './admin-token.ts';
-import { KAFKA_SECURITY_SETTINGS, kafkaSecurityProblems } from './kafka/security.ts';
+import { type AdminToken, readAdminToken } from './admin-token.ts';
+import {
+  KAFKA_SECURITY_SETTINGS,
+  type KafkaSecurityConfig,
+  kafkaSecurityOf,
+  kafkaSecurityProblems,
+} from './kafka/security.ts';
 import { loadWriterOwnership, type WriterOwnership } from './kafka/writer-ownership.ts';
-import { registryAccessProblems, SCHEMA_REGISTRY_ACCESS_SETTINGS } from './schema-registry/settings.ts';
+import {
+  registryAccessProblems,
+  SCHEMA_REGISTRY_ACCESS_SETTINGS,
+  type SchemaRegistryConfig,
+  schemaRegistryOf,
+} from './schema-registry/settings.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -142,13 +154,76 @@ export const ConfigSchema = z.object({
 });
 
 type Parsed = z.infer<typeof ConfigSchema>;
-export type IngestConfig = Readonly<
-  Omit<Parsed, 'INGEST_KAFKA_BROKERS'> & {
-    INGEST_KAFKA_BROKERS: readonly string[];
-    /** This writer's partitions (INGEST_OWNERSHIP_FILE + INGEST_WRITER_NAME); undefined: all of them. */
-    ownership?: WriterOwnership | undefined;
-  }
->;
+
+export interface IngestConfig {
+  /** Projection directory (control.sqlite, companies/); may be a generation symlink (generations.ts). */
+  readonly dataDir: string;
+  readonly logLevel: Parsed['INGEST_LOG_LEVEL'];
+  readonly kafka: {
+    readonly brokers: readonly string[];
+    /** TLS and SASL (kafka/security.ts); both undefined for PLAINTEXT. */
+    readonly security: KafkaSecurityConfig;
+    /** A generation's GENERATION.json overrides it (generations.ts). */
+    readonly groupId: string;
+    readonly clientId: string;
+    /** Debezium's topic.prefix: the data topics and the heartbeat topic are named from it. */
+    readonly topicPrefix: string;
+    /** A new consumer group starts at the earliest offsets. */
+    readonly fromBeginning: boolean;
+    /** Bytes per fetch response. */
+    readonly fetchMaxBytes: number;
+    readonly sessionTimeoutMs: number;
+  };
+  /** The admin HTTP server (/healthz, /readyz, /metrics, /rebuild: admin-port/); port 0 picks a free one. */
+  readonly admin: {
+    readonly host: string;
+    readonly port: number;
+    /** Read from INGEST_ADMIN_TOKEN_FILE; undefined: rebuilds over the port are refused, no company named. */
+    readonly token: AdminToken | undefined;
+  };
+  /** For Avro records (schema-registry/). */
+  readonly schemaRegistry: SchemaRegistryConfig;
+  /** Decimal encoding of events WITHOUT inline schema (the connector's decimal.handling.mode). */
+  readonly decimalMode: Parsed['INGEST_DECIMAL_MODE'];
+  /** From the Kafka batch to the writer (batch/, apply-thread/). */
+  readonly apply: {
+    /** Apply in a worker thread, overlapping with decoding; false = one thread. */
+    readonly thread: boolean;
+    /** Records decoded as one chunk. */
+    readonly maxBatchEvents: number;
+    /** Events handed to the apply side and not yet committed, over all partitions (apply thread only). */
+    readonly maxEventsInFlight: number;
+    /** How far that bound (and the apply group) may grow while apply calls span many companies. */
+    readonly maxEventsInFlightWide: number;
+    /** Upper bound of events merged into one apply call. */
+    readonly maxGroupEvents: number;
+    /** Partitions whose batches are processed concurrently (apply thread only; else 1). */
+    readonly partitionsInFlight: number;
+  };
+  /** Company files kept open by the writer; `auto`: as many as the descriptor limit allows. */
+  readonly maxOpenCompanies: number | 'auto';
+  /** A company file no batch wrote to for this long is closed; 0 = never. */
+  readonly idleCloseSeconds: number;
+  /** Prepared statements kept per open file, most recently used first. */
+  readonly maxStatementsPerFile: number;
+  /** /readyz is 200 only while the summed consumer lag is at most this many messages. */
+  readonly readyMaxLag: number;
+  /** How long a stop may drain before the process exits 1 (main.ts). */
+  readonly drainTimeoutMs: number;
+  /** The deletions feed's retention (upkeep/tombstone-pruner.ts); a prune interval of 0 = never prune. */
+  readonly tombstones: {
+    readonly retentionSeconds: number;
+    /** Also the dead letters' prune interval. */
+    readonly pruneIntervalSeconds: number;
+  };
+  /** Dead letters kept at most this long, and at most this many (the newest). */
+  readonly deadLetters: {
+    readonly retentionSeconds: number;
+    readonly maxRows: number;
+  };
+  /** This writer's partitions (INGEST_OWNERSHIP_FILE + INGEST_WRITER_NAME); undefined: all of them. */
+  readonly ownership: WriterOwnership | undefined;
+}
 
 /** The ownership settings, checked together: both or neither, a readable file that names the writer. */
 function ownershipOf(data: Parsed): { ownership?: WriterOwnership; problem?: string } {
@@ -196,9 +271,49 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     ];
     throw new ConfigError(`invalid ingest configuration: ${problems.join('; ')}`);
   }
-  return Object.freeze({
-    ...result.data,
-    INGEST_KAFKA_BROKERS: Object.freeze([...result.data.INGEST_KAFKA_BROKERS]),
-    ...(owned.ownership && { ownership: owned.ownership }),
-  });
+  const e = result.data;
+  const config: IngestConfig = {
+    dataDir: e.INGEST_DATA_DIR,
+    logLevel: e.INGEST_LOG_LEVEL,
+    kafka: Object.freeze({
+      brokers: Object.freeze([...e.INGEST_KAFKA_BROKERS]),
+      security: kafkaSecurityOf(e),
+      groupId: e.INGEST_GROUP_ID,
+      clientId: e.INGEST_CLIENT_ID,
+      topicPrefix: e.INGEST_TOPIC_PREFIX,
+      fromBeginning: e.INGEST_FROM_BEGINNING,
+      fetchMaxBytes: e.INGEST_FETCH_MAX_BYTES,
+      sessionTimeoutMs: e.INGEST_SESSION_TIMEOUT_MS,
+    }),
+    admin: Object.freeze({
+      host: e.INGEST_ADMIN_HOST,
+      port: e.INGEST_ADMIN_PORT,
+      token: e.INGEST_ADMIN_TOKEN_FILE,
+    }),
+    schemaRegistry: schemaRegistryOf(e),
+    decimalMode: e.INGEST_DECIMAL_MODE,
+    apply: Object.freeze({
+      thread: e.INGEST_APPLY_THREAD,
+      maxBatchEvents: e.INGEST_MAX_BATCH_EVENTS,
+      maxEventsInFlight: e.INGEST_MAX_EVENTS_IN_FLIGHT,
+      maxEventsInFlightWide: e.INGEST_MAX_EVENTS_IN_FLIGHT_WIDE,
+      maxGroupEvents: e.INGEST_APPLY_GROUP_MAX_EVENTS,
+      partitionsInFlight: e.INGEST_PARTITIONS_IN_FLIGHT,
+    }),
+    maxOpenCompanies: e.INGEST_MAX_OPEN_COMPANIES,
+    idleCloseSeconds: e.INGEST_IDLE_CLOSE_S,
+    maxStatementsPerFile: e.INGEST_MAX_STATEMENTS_PER_FILE,
+    readyMaxLag: e.INGEST_READY_MAX_LAG,
+    drainTimeoutMs: e.INGEST_DRAIN_TIMEOUT_MS,
+    tombstones: Object.freeze({
+      retentionSeconds: e.INGEST_TOMBSTONE_RETENTION_S,
+      pruneIntervalSeconds: e.INGEST_TOMBSTONE_PRUNE_INTERVAL_S,
+    }),
+    deadLetters: Object.freeze({
+      retentionSeconds: e.INGEST_DEAD_LETTER_RETENTION_S,
+      maxRows: e.INGEST_DEAD_LETTER_MAX_ROWS,
+    }),
+    ownership: owned.ownership,
+  };
+  return Object.freeze(config);
 }

@@ -31,7 +31,7 @@ if (tooFewDescriptors) {
   process.stderr.write(`ingest: ${tooFewDescriptors}\n`);
   process.exit(2);
 }
-const logger = createLogger(config.INGEST_LOG_LEVEL);
+const logger = createLogger(config.logLevel);
 const worker = createWorker(config, { logger, avscTypes: await loadAvscTypes(logger) });
 
 // Process managers (pnpm, timeout, a shell's process group) often deliver the same signal
@@ -45,7 +45,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       logger.warn({ signal }, 'second signal: exiting without drain (uncommitted offsets are redelivered)');
       process.exit(130);
     }
-    logger.info({ signal, drainTimeoutMs: config.INGEST_DRAIN_TIMEOUT_MS }, 'draining');
+    logger.info({ signal, drainTimeoutMs: config.drainTimeoutMs }, 'draining');
     worker.stop();
     // A drain that cannot end (the broker gone: the final commit and leaving the group retry for as
     // long as one waits, a full disk: the chunks being applied retry) is cut short. Offsets are
@@ -53,11 +53,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     // applied; what was applied and not committed is read again at the next start (at-least-once).
     setTimeout(() => {
       logger.warn(
-        { signal, drainTimeoutMs: config.INGEST_DRAIN_TIMEOUT_MS },
+        { signal, drainTimeoutMs: config.drainTimeoutMs },
         'drain did not finish within INGEST_DRAIN_TIMEOUT_MS: exiting without committing the offsets of unfinished work (it is read again at the next start; nothing is lost)',
       );
       process.exit(1);
-    }, config.INGEST_DRAIN_TIMEOUT_MS).unref();
+    }, config.drainTimeoutMs).unref();
   });
 }
 

@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
 import type { AdminToken } from './admin-token.ts';
-import { ConfigError, ConfigSchema, parseConfig } from './config.ts';
+import { ConfigError, ConfigSchema, type IngestConfig, parseConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { RebuildError, rebuild } from './offline-rebuild/rebuild.ts';
 import { loadAvscTypes } from './schema-types.ts';
@@ -92,13 +92,13 @@ await runCli(USAGE, async () => {
     return;
   }
   if (args.admin !== undefined) throw new UsageError('--admin goes with --company');
-  let config: ReturnType<typeof parseConfig>;
+  let config: IngestConfig;
   try {
     config = parseConfig(process.env);
   } catch (error) {
     throw error instanceof ConfigError ? new UsageError(error.message) : error;
   }
-  const logger = createLogger(config.INGEST_LOG_LEVEL, 'rebuild');
+  const logger = createLogger(config.logLevel, 'rebuild');
   const interrupted = new AbortController();
   process.once('SIGINT', () => interrupted.abort());
   process.once('SIGTERM', () => interrupted.abort());

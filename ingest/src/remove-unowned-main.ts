@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { cliArgs, runCli, UsageError } from '@pda/projections/cli';
 import { companyPartition, isUuid } from '@pda/projections/model';
 import { removeCompanyFiles } from '@pda/projections/write';
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, type IngestConfig, parseConfig } from './config.ts';
 import { resolvedDataDir } from './generations.ts';
 import { unownedCompanyFiles } from './kafka/writer-ownership.ts';
 
@@ -27,7 +27,7 @@ await runCli(USAGE, async () => {
       'dry-run': { type: 'boolean', default: false },
     },
   });
-  let config: ReturnType<typeof parseConfig>;
+  let config: IngestConfig;
   try {
     config = parseConfig(process.env);
   } catch (error) {
@@ -38,7 +38,7 @@ await runCli(USAGE, async () => {
     throw new UsageError(
       'remove-unowned needs INGEST_OWNERSHIP_FILE and INGEST_WRITER_NAME (a writer split by company)',
     );
-  const dataDir = resolvedDataDir(config.INGEST_DATA_DIR) ?? config.INGEST_DATA_DIR;
+  const dataDir = resolvedDataDir(config.dataDir) ?? config.dataDir;
   const unowned = unownedCompanyFiles(dataDir, ownership);
   let removing = unowned;
   if (args.company !== undefined) {
@@ -52,10 +52,8 @@ await runCli(USAGE, async () => {
     }
     removing = unowned.filter((id) => args.company?.includes(id));
   }
-  const host = config.INGEST_ADMIN_HOST.includes(':')
-    ? `[${config.INGEST_ADMIN_HOST}]`
-    : config.INGEST_ADMIN_HOST;
-  const running = await fetch(`http://${host}:${config.INGEST_ADMIN_PORT}/healthz`, {
+  const host = config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host;
+  const running = await fetch(`http://${host}:${config.admin.port}/healthz`, {
     signal: AbortSignal.timeout(2000),
   }).then(
     () => true,
@@ -63,7 +61,7 @@ await runCli(USAGE, async () => {
   );
   if (running && !args['dry-run'])
     throw new UsageError(
-      `refused: an ingest answers on ${host}:${config.INGEST_ADMIN_PORT}; stop writer "${ownership.writer}" first (one writer per data directory)`,
+      `refused: an ingest answers on ${host}:${config.admin.port}; stop writer "${ownership.writer}" first (one writer per data directory)`,
     );
   if (!args['dry-run']) removeCompanyFiles(dataDir, removing);
   process.stdout.write(`${JSON.stringify({ removed: removing, dryRun: args['dry-run'] })}\n`);

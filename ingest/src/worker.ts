@@ -67,45 +67,52 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
   let admin: AdminServer | undefined;
   let source: KafkaSource | undefined;
   // Sized once from the descriptor limit (Node raised the soft limit to the hard one at start).
-  const companyFiles = processOpenFilesBound(config.INGEST_MAX_OPEN_COMPANIES, WRITER_DESCRIPTOR_RESERVE);
+  const companyFiles = processOpenFilesBound(config.maxOpenCompanies, WRITER_DESCRIPTOR_RESERVE);
   // Avro writer schemas by registry id, kept across generations (an id always names one schema).
-  const avro = createAvroSupport(config, logger, metrics);
+  const avro = createAvroSupport(config.schemaRegistry, logger, metrics);
   const storage = createStorageState({
-    dataDir: () => resolvedDataDir(config.INGEST_DATA_DIR) ?? config.INGEST_DATA_DIR,
+    dataDir: () => resolvedDataDir(config.dataDir) ?? config.dataDir,
     logger: logger.child({ component: 'storage' }),
     metrics,
   });
   /** The writer and group of the generation being written (a company rebuild goes through it). */
   let live: LiveGeneration | undefined;
   const rebuilds = createCompanyRebuilds(config, deps, avro, () => live);
-  const readiness = readinessReport(config, { metrics, avro, storage, source: () => source, rebuilds });
+  const readiness = readinessReport({
+    maxLag: config.readyMaxLag,
+    metrics,
+    avro,
+    storage,
+    source: () => source,
+    rebuilds,
+  });
 
   /** Runs one generation until stop() or until the data directory resolves elsewhere. */
   async function runGeneration(): Promise<void> {
-    const resolved = resolvedDataDir(config.INGEST_DATA_DIR);
-    const groupId = (resolved && readGeneration(resolved)?.groupId) ?? config.INGEST_GROUP_ID;
-    const generation = generationSignal(config, deps, resolved, stopped.signal);
+    const resolved = resolvedDataDir(config.dataDir);
+    const groupId = (resolved && readGeneration(resolved)?.groupId) ?? config.kafka.groupId;
+    const generation = generationSignal(config.dataDir, deps, resolved, stopped.signal);
     // Grows while apply calls span many companies, so each gets several events per transaction.
     const inFlightBound = createGroupBound(
-      config.INGEST_MAX_EVENTS_IN_FLIGHT,
-      config.INGEST_MAX_EVENTS_IN_FLIGHT_WIDE,
+      config.apply.maxEventsInFlight,
+      config.apply.maxEventsInFlightWide,
     );
-    const storeOptions = storeOptionsOf(config, resolved ?? config.INGEST_DATA_DIR, companyFiles.max);
-    const sink = openSink(config, storeOptions);
+    const storeOptions = storeOptionsOf(config, resolved ?? config.dataDir, companyFiles.max);
+    const sink = openSink(config.apply.thread, storeOptions);
     live = { sink, groupId, signal: generation.signal };
-    const pruners = startPruners(config, sink, logger);
+    const pruners = startPruners(config.tombstones, sink, logger);
     try {
       const pipeline = createPipeline({
         decoder: createDecoder({
-          topicPrefix: config.INGEST_TOPIC_PREFIX,
-          bareDecimalMode: config.INGEST_DECIMAL_MODE,
+          topicPrefix: config.kafka.topicPrefix,
+          bareDecimalMode: config.decimalMode,
           avscTypes: deps.avscTypes,
           writerSchemas: avro.writerSchemas,
         }),
         sink,
         metrics,
         logger: logger.child({ component: 'apply' }),
-        maxGroupEvents: () => Math.max(config.INGEST_APPLY_GROUP_MAX_EVENTS, inFlightBound.current()),
+        maxGroupEvents: () => Math.max(config.apply.maxGroupEvents, inFlightBound.current()),
         onApplied: (companies) => inFlightBound.observe(companies),
         ...(config.ownership && { foreignCompany: foreignCompanyOf(config.ownership) }),
       });
@@ -123,7 +130,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         {
           groupId,
           dataDir: storeOptions.dataDir,
-          kafka: describeKafkaSecurity(config),
+          kafka: describeKafkaSecurity(config.kafka.security),
           ...(config.ownership && {
             writer: config.ownership.writer,
             ownershipFile: config.ownership.file,
@@ -148,15 +155,15 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
     stop: () => stopped.abort(),
     rebuildCompany: rebuilds.start,
     async run() {
-      const catchUp = createCatchUpReporter({ logger, metrics, maxLag: config.INGEST_READY_MAX_LAG });
+      const catchUp = createCatchUpReporter({ logger, metrics, maxLag: config.readyMaxLag });
       const gauges = startKafkaGauges(metrics, () => source, catchUp);
       try {
         admin = await startAdminServer({
-          host: config.INGEST_ADMIN_HOST,
-          port: config.INGEST_ADMIN_PORT,
+          host: config.admin.host,
+          port: config.admin.port,
           registry: metrics.registry,
           readiness,
-          token: config.INGEST_ADMIN_TOKEN_FILE,
+          token: config.admin.token,
           rebuildCompany: rebuilds.request,
           rebuilds: rebuilds.list,
         });
@@ -180,7 +187,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
  * checked every second unless `followSwaps` is false). `dispose` when the generation is done.
  */
 function generationSignal(
-  config: IngestConfig,
+  dataDir: string,
   deps: WorkerDeps,
   resolved: string | undefined,
   stopped: AbortSignal,
@@ -189,11 +196,8 @@ function generationSignal(
   const onStop = () => generation.abort();
   stopped.addEventListener('abort', onStop, { once: true });
   const watch = setInterval(() => {
-    if (deps.followSwaps !== false && resolved && resolvedDataDir(config.INGEST_DATA_DIR) !== resolved) {
-      deps.logger.info(
-        { from: resolved, to: resolvedDataDir(config.INGEST_DATA_DIR) },
-        'data directory swapped',
-      );
+    if (deps.followSwaps !== false && resolved && resolvedDataDir(dataDir) !== resolved) {
+      deps.logger.info({ from: resolved, to: resolvedDataDir(dataDir) }, 'data directory swapped');
       generation.abort();
     }
   }, 1000);
@@ -214,14 +218,14 @@ function storeOptionsOf(
   return {
     dataDir,
     maxOpenCompanies,
-    idleCloseMs: config.INGEST_IDLE_CLOSE_S * 1000,
-    maxStatementsPerFile: config.INGEST_MAX_STATEMENTS_PER_FILE,
+    idleCloseMs: config.idleCloseSeconds * 1000,
+    maxStatementsPerFile: config.maxStatementsPerFile,
     ...(config.ownership && {
       ownedPartitions: { partitions: config.ownership.partitions, applied: config.ownership.applied },
     }),
     deadLetters: {
-      retentionMs: config.INGEST_DEAD_LETTER_RETENTION_S * 1000,
-      maxRows: config.INGEST_DEAD_LETTER_MAX_ROWS,
+      retentionMs: config.deadLetters.retentionSeconds * 1000,
+      maxRows: config.deadLetters.maxRows,
     },
   };
 }
@@ -230,29 +234,31 @@ function storeOptionsOf(
  * Exactly one writer: the store lives either in the apply thread or on this thread, where it is
  * opened lazily and closed after a storage fault, so the data directory can be remounted.
  */
-function openSink(config: IngestConfig, storeOptions: ProjectionStoreOptions): ApplySink {
-  return config.INGEST_APPLY_THREAD
-    ? createThreadedSink(storeOptions)
-    : inProcessSink(new ReopeningStore(storeOptions));
+function openSink(threaded: boolean, storeOptions: ProjectionStoreOptions): ApplySink {
+  return threaded ? createThreadedSink(storeOptions) : inProcessSink(new ReopeningStore(storeOptions));
 }
 
 /** Tombstone and dead-letter retention, through the same writer, in steps between batches. */
-function startPruners(config: IngestConfig, sink: ApplySink, logger: Logger): { stop(): Promise<void> } {
-  const tombstones = startTombstonePruner({
+function startPruners(
+  tombstones: IngestConfig['tombstones'],
+  sink: ApplySink,
+  logger: Logger,
+): { stop(): Promise<void> } {
+  const tombstonePruner = startTombstonePruner({
     step: (options, cursor) => sink.pruneTombstones(options, cursor),
-    retentionMs: config.INGEST_TOMBSTONE_RETENTION_S * 1000,
-    intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
+    retentionMs: tombstones.retentionSeconds * 1000,
+    intervalMs: tombstones.pruneIntervalSeconds * 1000,
     logger: logger.child({ component: 'prune' }),
   });
   // Dead-letter retention: the same writer, on the same interval.
   const deadLetters = startDeadLetterPruner({
     step: (maxRows) => sink.pruneDeadLetters(maxRows),
-    intervalMs: config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S * 1000,
+    intervalMs: tombstones.pruneIntervalSeconds * 1000,
     logger: logger.child({ component: 'prune' }),
   });
   return {
     async stop() {
-      await tombstones.stop();
+      await tombstonePruner.stop();
       await deadLetters.stop();
     },
   };
@@ -272,22 +278,22 @@ function sourceOptions(
   },
 ): KafkaSourceOptions {
   const { groupId, dataDir, inFlightBound, pipeline, storage, avro } = parts;
-  const threaded = config.INGEST_APPLY_THREAD;
+  const threaded = config.apply.thread;
   return {
-    brokers: config.INGEST_KAFKA_BROKERS,
-    security: kafkaConnectionOptions(config),
-    clientId: config.INGEST_CLIENT_ID,
+    brokers: config.kafka.brokers,
+    security: kafkaConnectionOptions(config.kafka.security),
+    clientId: config.kafka.clientId,
     groupId,
-    topics: dataTopics(config.INGEST_TOPIC_PREFIX),
-    fromBeginning: config.INGEST_FROM_BEGINNING,
-    maxBatchEvents: config.INGEST_MAX_BATCH_EVENTS,
-    fetchMaxBytes: config.INGEST_FETCH_MAX_BYTES,
-    sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
-    partitionsInFlight: threaded ? config.INGEST_PARTITIONS_IN_FLIGHT : 1,
+    topics: dataTopics(config.kafka.topicPrefix),
+    fromBeginning: config.kafka.fromBeginning,
+    maxBatchEvents: config.apply.maxBatchEvents,
+    fetchMaxBytes: config.kafka.fetchMaxBytes,
+    sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+    partitionsInFlight: threaded ? config.apply.partitionsInFlight : 1,
     // Without the apply thread each chunk is applied before the next is decoded.
-    maxEventsInFlight: threaded ? inFlightBound.current : config.INGEST_MAX_BATCH_EVENTS,
+    maxEventsInFlight: threaded ? inFlightBound.current : config.apply.maxBatchEvents,
     refuseTruncatedTopics: deps.refuseTruncatedTopics === true,
-    heartbeatTopic: heartbeatTopic(config.INGEST_TOPIC_PREFIX),
+    heartbeatTopic: heartbeatTopic(config.kafka.topicPrefix),
     // While the storage is faulted the heartbeat's write fails like the batches: counted there,
     // not logged again every heartbeat.
     onSourceCurrent: (tsMs) =>
@@ -297,7 +303,7 @@ function sourceOptions(
     readHeartbeat: avro.readHeartbeat,
     memberFile: memberFilePath(dataDir),
     ...(config.ownership && {
-      ownership: { writer: config.ownership, topicPrefix: config.INGEST_TOPIC_PREFIX },
+      ownership: { writer: config.ownership, topicPrefix: config.kafka.topicPrefix },
     }),
     durable: createDurabilityBarrier(dataDir),
     logger: deps.logger,
@@ -345,7 +351,7 @@ function startKafkaGauges(
  */
 function reportUnownedCompanies(config: IngestConfig, logger: Logger, metrics: IngestMetrics): void {
   if (!config.ownership) return;
-  const dataDir = resolvedDataDir(config.INGEST_DATA_DIR) ?? config.INGEST_DATA_DIR;
+  const dataDir = resolvedDataDir(config.dataDir) ?? config.dataDir;
   const count = unownedCompanyFiles(dataDir, config.ownership).length;
   metrics.companiesNotOwned.set(count);
   if (count > 0)
@@ -373,7 +379,7 @@ function logStarted(
   if (companyFiles.source === 'clamped') {
     logger.warn(
       {
-        configured: config.INGEST_MAX_OPEN_COMPANIES,
+        configured: config.maxOpenCompanies,
         used: companyFiles.max,
         openFileLimit: companyFiles.limit,
       },

@@ -21,12 +21,12 @@ function file(name: string, text: string): string {
 
 describe('INGEST_ADMIN_TOKEN_FILE', () => {
   it('unset by default: no token', () => {
-    expect(parseConfig(base).INGEST_ADMIN_TOKEN_FILE).toBeUndefined();
+    expect(parseConfig(base).admin.token).toBeUndefined();
   });
 
   it('reads the token once, without its final newline; accepts only that token', () => {
     const path = file('token', `${TOKEN}\n`);
-    const token = parseConfig({ ...base, INGEST_ADMIN_TOKEN_FILE: path }).INGEST_ADMIN_TOKEN_FILE;
+    const token = parseConfig({ ...base, INGEST_ADMIN_TOKEN_FILE: path }).admin.token;
     expect(token?.file).toBe(path);
     expect(token?.authorization()).toBe(`Bearer ${TOKEN}`);
     expect(token?.accepts(`Bearer ${TOKEN}`)).toBe(true);

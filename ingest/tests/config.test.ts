@@ -7,20 +7,18 @@ describe('parseConfig', () => {
   it('applies defaults and freezes', () => {
     const config = parseConfig(base);
     expect(config).toMatchObject({
-      INGEST_KAFKA_BROKERS: ['127.0.0.1:59092'],
-      INGEST_GROUP_ID: 'pda-ingest',
-      INGEST_TOPIC_PREFIX: 'pda',
-      INGEST_ADMIN_PORT: 9464,
-      INGEST_MAX_BATCH_EVENTS: 2_000,
-      INGEST_FROM_BEGINNING: true,
-      INGEST_DECIMAL_MODE: 'precise',
-      INGEST_TOMBSTONE_RETENTION_S: 35 * 86_400,
-      INGEST_TOMBSTONE_PRUNE_INTERVAL_S: 3_600,
-      INGEST_MAX_OPEN_COMPANIES: 'auto',
-      INGEST_IDLE_CLOSE_S: 120,
+      kafka: { brokers: ['127.0.0.1:59092'], groupId: 'pda-ingest', topicPrefix: 'pda', fromBeginning: true },
+      admin: { port: 9464 },
+      apply: { maxBatchEvents: 2_000 },
+      decimalMode: 'precise',
+      tombstones: { retentionSeconds: 35 * 86_400, pruneIntervalSeconds: 3_600 },
+      maxOpenCompanies: 'auto',
+      idleCloseSeconds: 120,
     });
     expect(Object.isFrozen(config)).toBe(true);
-    expect(Object.isFrozen(config.INGEST_KAFKA_BROKERS)).toBe(true);
+    // Frozen all the way down: a consumer cannot change what another one reads.
+    for (const group of [config.kafka, config.kafka.brokers, config.admin, config.apply, config.tombstones])
+      expect(Object.isFrozen(group)).toBe(true);
   });
 
   it('tombstone retention: seconds, at least 1; the prune interval 0 turns pruning off', () => {
@@ -29,8 +27,7 @@ describe('parseConfig', () => {
       INGEST_TOMBSTONE_RETENTION_S: '3',
       INGEST_TOMBSTONE_PRUNE_INTERVAL_S: '0',
     });
-    expect(config.INGEST_TOMBSTONE_RETENTION_S).toBe(3);
-    expect(config.INGEST_TOMBSTONE_PRUNE_INTERVAL_S).toBe(0);
+    expect(config.tombstones).toEqual({ retentionSeconds: 3, pruneIntervalSeconds: 0 });
     expect(() => parseConfig({ ...base, INGEST_TOMBSTONE_RETENTION_S: '0' })).toThrow(
       /INGEST_TOMBSTONE_RETENTION_S/,
     );
@@ -40,8 +37,8 @@ describe('parseConfig', () => {
   });
 
   it("the writer's file cache: 'auto' or a positive integer; idle close in seconds, 0 = never", () => {
-    expect(parseConfig({ ...base, INGEST_MAX_OPEN_COMPANIES: '300' }).INGEST_MAX_OPEN_COMPANIES).toBe(300);
-    expect(parseConfig({ ...base, INGEST_IDLE_CLOSE_S: '0' }).INGEST_IDLE_CLOSE_S).toBe(0);
+    expect(parseConfig({ ...base, INGEST_MAX_OPEN_COMPANIES: '300' }).maxOpenCompanies).toBe(300);
+    expect(parseConfig({ ...base, INGEST_IDLE_CLOSE_S: '0' }).idleCloseSeconds).toBe(0);
     for (const bad of ['0', 'all', '2.5']) {
       expect(() => parseConfig({ ...base, INGEST_MAX_OPEN_COMPANIES: bad })).toThrow(
         /INGEST_MAX_OPEN_COMPANIES/,
@@ -51,7 +48,7 @@ describe('parseConfig', () => {
   });
 
   it('ignores variables outside its INGEST_ namespace', () => {
-    expect(parseConfig({ ...base, API_PORT: '1', PATH: '/bin', INGESTION: 'x' }).INGEST_GROUP_ID).toBe(
+    expect(parseConfig({ ...base, API_PORT: '1', PATH: '/bin', INGESTION: 'x' }).kafka.groupId).toBe(
       'pda-ingest',
     );
   });
@@ -64,10 +61,10 @@ describe('parseConfig', () => {
       INGEST_FROM_BEGINNING: 'false',
       INGEST_READY_MAX_LAG: '5',
     });
-    expect(config.INGEST_KAFKA_BROKERS).toEqual(['a:1', 'b:2']);
-    expect(config.INGEST_ADMIN_PORT).toBe(0);
-    expect(config.INGEST_FROM_BEGINNING).toBe(false);
-    expect(config.INGEST_READY_MAX_LAG).toBe(5);
+    expect(config.kafka.brokers).toEqual(['a:1', 'b:2']);
+    expect(config.admin.port).toBe(0);
+    expect(config.kafka.fromBeginning).toBe(false);
+    expect(config.readyMaxLag).toBe(5);
   });
 
   it.each([

@@ -61,17 +61,17 @@ function refusal(env: Record<string, string>): string | undefined {
 describe('Kafka security settings', () => {
   it('PLAINTEXT by default: no TLS, no SASL', () => {
     const config = parseConfig(base);
-    expect(config.INGEST_KAFKA_SECURITY_PROTOCOL).toBe('PLAINTEXT');
-    expect(kafkaConnectionOptions(config)).toEqual({});
+    expect(config.kafka.security).toEqual({ protocol: 'PLAINTEXT', tls: undefined, sasl: undefined });
+    expect(kafkaConnectionOptions(config.kafka.security)).toEqual({});
   });
 
   it('SASL_SSL + SCRAM-SHA-512: the password read from its file, the CA trusted, the checks on', () => {
     const config = parseConfig({ ...sasl, INGEST_KAFKA_SSL_CA_FILE: caFile });
-    expect(kafkaConnectionOptions(config)).toEqual({
+    expect(kafkaConnectionOptions(config.kafka.security)).toEqual({
       ssl: { ca: CA, rejectUnauthorized: true },
       sasl: { mechanism: 'scram-sha-512', username: 'ingest', password: PASSWORD },
     });
-    expect(describeKafkaSecurity(config)).toEqual({
+    expect(describeKafkaSecurity(config.kafka.security)).toEqual({
       protocol: 'SASL_SSL',
       mechanism: 'SCRAM-SHA-512',
       username: 'ingest',
@@ -84,7 +84,7 @@ describe('Kafka security settings', () => {
       ['PLAIN', 'plain'],
     ]) {
       const config = parseConfig({ ...sasl, INGEST_KAFKA_SASL_MECHANISM: mechanism as string });
-      expect(kafkaConnectionOptions(config)).toEqual({
+      expect(kafkaConnectionOptions(config.kafka.security)).toEqual({
         ssl: true,
         sasl: { mechanism: kafkajs, username: 'ingest', password: PASSWORD },
       });
@@ -99,7 +99,7 @@ describe('Kafka security settings', () => {
       INGEST_KAFKA_SSL_CERT_FILE: caFile,
       INGEST_KAFKA_SSL_KEY_FILE: keyFile,
     });
-    expect(kafkaConnectionOptions(config)).toEqual({
+    expect(kafkaConnectionOptions(config.kafka.security)).toEqual({
       ssl: { ca: CA, cert: CA, key: KEY, rejectUnauthorized: true },
     });
   });
@@ -179,7 +179,7 @@ describe('Kafka security settings', () => {
       INGEST_KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT',
       INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS: 'true',
     });
-    expect(kafkaConnectionOptions(config)).toEqual({
+    expect(kafkaConnectionOptions(config.kafka.security)).toEqual({
       sasl: { mechanism: 'scram-sha-512', username: 'ingest', password: PASSWORD },
     });
   });
@@ -257,13 +257,13 @@ describe('the schema registry with credentials', () => {
       INGEST_SCHEMA_REGISTRY_PASSWORD_FILE: passwordFile,
       INGEST_SCHEMA_REGISTRY_CA_FILE: caFile,
     });
-    expect(config.INGEST_SCHEMA_REGISTRY_CA_FILE?.pem).toBe(CA);
+    expect(config.schemaRegistry.ca?.pem).toBe(CA);
     const seen: Headers[] = [];
     const client = createSchemaRegistryClient({
-      url: config.INGEST_SCHEMA_REGISTRY_URL,
+      url: config.schemaRegistry.url,
       timeoutMs: 1000,
-      username: config.INGEST_SCHEMA_REGISTRY_USERNAME,
-      password: config.INGEST_SCHEMA_REGISTRY_PASSWORD_FILE,
+      username: config.schemaRegistry.username,
+      password: config.schemaRegistry.password,
       fetch: async (_url, init) => {
         seen.push(new Headers(init?.headers));
         return new Response(JSON.stringify({ schema: '"string"' }), { status: 200 });

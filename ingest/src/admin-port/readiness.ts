@@ -5,23 +5,21 @@
  */
 
 import type { StorageState } from '../batch/storage-state.ts';
-import type { IngestConfig } from '../config.ts';
 import type { KafkaSource } from '../kafka/source.ts';
 import type { IngestMetrics } from '../observability/metrics.ts';
 import type { AvroSupport } from '../schema-registry/index.ts';
 
 /** /readyz: `withCompanies` = the admin request carried the token, so company ids may be listed. */
-export function readinessReport(
-  config: IngestConfig,
-  parts: {
-    metrics: IngestMetrics;
-    avro: AvroSupport;
-    storage: StorageState;
-    source: () => KafkaSource | undefined;
-    rebuilds: { list(): readonly unknown[] };
-  },
-) {
-  const { metrics, avro, storage, rebuilds } = parts;
+export function readinessReport(parts: {
+  /** Ready only while the summed consumer lag is at most this (IngestConfig.readyMaxLag). */
+  maxLag: number;
+  metrics: IngestMetrics;
+  avro: AvroSupport;
+  storage: StorageState;
+  source: () => KafkaSource | undefined;
+  rebuilds: { list(): readonly unknown[] };
+}) {
+  const { maxLag, metrics, avro, storage, rebuilds } = parts;
   return (withCompanies: boolean) => {
     const source = parts.source();
     const lag = source?.lag();
@@ -30,7 +28,7 @@ export function readinessReport(
       connected &&
       lag !== undefined &&
       lag.measured &&
-      lag.total <= config.INGEST_READY_MAX_LAG &&
+      lag.total <= maxLag &&
       avro.ready() &&
       !storage.faulted();
     const current = Math.max(metrics.lastSourceTsMs ?? 0, metrics.sourceCurrentAtMs ?? 0);
@@ -39,7 +37,7 @@ export function readinessReport(
       detail: {
         connected,
         lag: lag?.measured ? lag.total : null,
-        max_lag: config.INGEST_READY_MAX_LAG,
+        max_lag: maxLag,
         // How far behind the source the projections are known to be (heartbeats count while idle).
         source_lag_seconds: current > 0 ? Math.max(0, (Date.now() - current) / 1000) : null,
         schema_registry: avro.health(),

@@ -2,8 +2,9 @@
  * How ingest reaches Kafka: plaintext (the default, the native stack), TLS, or SASL over TLS —
  * SCRAM-SHA-512/256 or PLAIN, what Confluent Cloud, MSK, Aiven and locked-down clusters require
  * (docs/operations.md, "Kafka is a trust boundary"). The INGEST_KAFKA_* settings below are part of
- * config.ts's schema; `kafkaSecurityProblems` adds the checks that span several of them, and
- * `kafkaConnectionOptions` turns them into the client's `ssl` and `sasl` (KafkaConnection).
+ * config.ts's schema; `kafkaSecurityProblems` adds the checks that span several of them,
+ * `kafkaSecurityOf` maps them to the typed KafkaSecurityConfig (IngestConfig.kafka.security), and
+ * `kafkaConnectionOptions` turns that into the client's `ssl` and `sasl` (KafkaConnection).
  *
  * There is no fallback: a client configured for SASL_SSL that cannot complete TLS or whose
  * credentials are refused never retries in plaintext or without credentials (auth-failure.ts).
@@ -54,9 +55,10 @@ export const KAFKA_SECURITY_SETTINGS = {
     .transform((v) => v === 'true'),
 };
 
-export interface KafkaSecurityConfig {
-  readonly INGEST_KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT' | 'SSL' | 'SASL_SSL' | 'SASL_PLAINTEXT';
-  readonly INGEST_KAFKA_SASL_MECHANISM?: keyof typeof SASL_MECHANISMS | undefined;
+/** The settings as parsed from the environment, before the checks that span several of them. */
+export interface KafkaSecuritySettings {
+  readonly INGEST_KAFKA_SECURITY_PROTOCOL: SecurityProtocol;
+  readonly INGEST_KAFKA_SASL_MECHANISM?: SaslMechanismName | undefined;
   readonly INGEST_KAFKA_SASL_USERNAME?: string | undefined;
   readonly INGEST_KAFKA_SASL_PASSWORD_FILE?: SecretFile | undefined;
   readonly INGEST_KAFKA_SSL_CA_FILE?: PemFile | undefined;
@@ -65,8 +67,31 @@ export interface KafkaSecurityConfig {
   readonly INGEST_KAFKA_ALLOW_SASL_WITHOUT_TLS: boolean;
 }
 
+type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_SSL' | 'SASL_PLAINTEXT';
+type SaslMechanismName = keyof typeof SASL_MECHANISMS;
+
+/**
+ * The checked settings (config.ts IngestConfig.kafka.security): `tls` present exactly for SSL and
+ * SASL_SSL, `sasl` exactly for SASL_*, so no consumer meets half a setting. Secrets stay SecretFiles
+ * until kafkaConnectionOptions hands them to the client.
+ */
+export interface KafkaSecurityConfig {
+  readonly protocol: SecurityProtocol;
+  readonly tls:
+    | {
+        /** Unset: the system's CAs. */
+        readonly ca: PemFile | undefined;
+        /** Mutual TLS: both or neither (kafkaSecurityProblems). */
+        readonly client: { readonly cert: PemFile; readonly key: SecretFile } | undefined;
+      }
+    | undefined;
+  readonly sasl:
+    | { readonly mechanism: SaslMechanismName; readonly username: string; readonly password: SecretFile }
+    | undefined;
+}
+
 /** The combinations no single setting can refuse; each problem is `NAME: why`. */
-export function kafkaSecurityProblems(c: KafkaSecurityConfig): string[] {
+export function kafkaSecurityProblems(c: KafkaSecuritySettings): string[] {
   const problems: string[] = [];
   const protocol = c.INGEST_KAFKA_SECURITY_PROTOCOL;
   const sasl = protocol.startsWith('SASL_');
@@ -117,40 +142,63 @@ export function kafkaSecurityProblems(c: KafkaSecurityConfig): string[] {
   return problems;
 }
 
-/** The settings as the client's connection options (KafkaConnection); neither for PLAINTEXT. */
-export function kafkaConnectionOptions(c: KafkaSecurityConfig): KafkaConnection {
+/** The settings once kafkaSecurityProblems found none (config.ts): what each protocol uses, nothing more. */
+export function kafkaSecurityOf(c: KafkaSecuritySettings): KafkaSecurityConfig {
   const protocol = c.INGEST_KAFKA_SECURITY_PROTOCOL;
+  const cert = c.INGEST_KAFKA_SSL_CERT_FILE;
+  const key = c.INGEST_KAFKA_SSL_KEY_FILE;
+  const tls = protocol === 'SSL' || protocol === 'SASL_SSL';
+  return Object.freeze({
+    protocol,
+    tls: tls
+      ? Object.freeze({
+          ca: c.INGEST_KAFKA_SSL_CA_FILE,
+          client: cert && key ? Object.freeze({ cert, key }) : undefined,
+        })
+      : undefined,
+    sasl: protocol.startsWith('SASL_') ? saslOf(c) : undefined,
+  });
+}
+
+function saslOf(c: KafkaSecuritySettings): NonNullable<KafkaSecurityConfig['sasl']> {
+  const mechanism = c.INGEST_KAFKA_SASL_MECHANISM;
+  const username = c.INGEST_KAFKA_SASL_USERNAME;
+  const password = c.INGEST_KAFKA_SASL_PASSWORD_FILE;
+  if (!mechanism || !username || !password)
+    throw new Error('SASL settings incomplete (kafkaSecurityProblems checks them)');
+  return Object.freeze({ mechanism, username, password });
+}
+
+/** The settings as the client's connection options (KafkaConnection); neither for PLAINTEXT. */
+export function kafkaConnectionOptions(security: KafkaSecurityConfig): KafkaConnection {
+  const { tls, sasl } = security;
   const options: { ssl?: true | ConnectionOptions; sasl?: SaslCredentials } = {};
-  if (protocol === 'SSL' || protocol === 'SASL_SSL') {
-    const ca = c.INGEST_KAFKA_SSL_CA_FILE;
-    const cert = c.INGEST_KAFKA_SSL_CERT_FILE;
-    const key = c.INGEST_KAFKA_SSL_KEY_FILE;
+  if (tls) {
+    const { ca, client } = tls;
     // Node's checks stay on: the chain (to `ca`, else the system's CAs) and the broker's name.
     options.ssl =
-      ca || cert
+      ca || client
         ? {
             ...(ca && { ca: ca.pem }),
-            ...(cert && key && { cert: cert.pem, key: key.reveal() }),
+            ...(client && { cert: client.cert.pem, key: client.key.reveal() }),
             rejectUnauthorized: true,
           }
         : true;
   }
-  if (protocol.startsWith('SASL_')) {
-    const mechanism = c.INGEST_KAFKA_SASL_MECHANISM;
-    const username = c.INGEST_KAFKA_SASL_USERNAME;
-    const password = c.INGEST_KAFKA_SASL_PASSWORD_FILE;
-    if (!mechanism || !username || !password)
-      throw new Error('SASL settings incomplete (config.ts checks them)');
-    options.sasl = { mechanism: SASL_MECHANISMS[mechanism], username, password: password.reveal() };
+  if (sasl) {
+    options.sasl = {
+      mechanism: SASL_MECHANISMS[sasl.mechanism],
+      username: sasl.username,
+      password: sasl.password.reveal(),
+    };
   }
   return options;
 }
 
 /** For the start-up line: what is used, never a secret. */
-export function describeKafkaSecurity(c: KafkaSecurityConfig): Record<string, string> {
+export function describeKafkaSecurity(security: KafkaSecurityConfig): Record<string, string> {
   return {
-    protocol: c.INGEST_KAFKA_SECURITY_PROTOCOL,
-    ...(c.INGEST_KAFKA_SASL_MECHANISM && { mechanism: c.INGEST_KAFKA_SASL_MECHANISM }),
-    ...(c.INGEST_KAFKA_SASL_USERNAME && { username: c.INGEST_KAFKA_SASL_USERNAME }),
+    protocol: security.protocol,
+    ...(security.sasl && { mechanism: security.sasl.mechanism, username: security.sasl.username }),
   };
 }

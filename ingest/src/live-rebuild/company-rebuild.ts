@@ -54,8 +54,11 @@ export interface CompanyRebuildResult {
   readonly seconds: number;
 }
 
+/** What a company rebuild reads of the configuration: its consumer is set up like the live one. */
+export type CompanyRebuildConfig = Pick<IngestConfig, 'kafka' | 'apply' | 'decimalMode' | 'ownership'>;
+
 export interface CompanyRebuildDeps {
-  readonly config: IngestConfig;
+  readonly config: CompanyRebuildConfig;
   readonly logger: Logger;
   readonly sink: ApplySink;
   readonly avscTypes: (table: string) => ReadonlyMap<string, ColumnType> | undefined;
@@ -142,8 +145,8 @@ export async function rebuildCompany(
   );
 
   const decoder = createDecoder({
-    topicPrefix: config.INGEST_TOPIC_PREFIX,
-    bareDecimalMode: config.INGEST_DECIMAL_MODE,
+    topicPrefix: config.kafka.topicPrefix,
+    bareDecimalMode: config.decimalMode,
     avscTypes: deps.avscTypes,
     writerSchemas: deps.avro.writerSchemas,
   });
@@ -152,22 +155,22 @@ export async function rebuildCompany(
   let changes = 0;
   let applied = 0;
   const source = createKafkaSource({
-    brokers: config.INGEST_KAFKA_BROKERS,
-    security: kafkaConnectionOptions(config),
-    clientId: `${config.INGEST_CLIENT_ID}-company-rebuild`,
+    brokers: config.kafka.brokers,
+    security: kafkaConnectionOptions(config.kafka.security),
+    clientId: `${config.kafka.clientId}-company-rebuild`,
     groupId,
-    topics: dataTopics(config.INGEST_TOPIC_PREFIX),
+    topics: dataTopics(config.kafka.topicPrefix),
     fromBeginning: true,
-    maxBatchEvents: config.INGEST_MAX_BATCH_EVENTS,
-    fetchMaxBytes: config.INGEST_FETCH_MAX_BYTES,
-    sessionTimeoutMs: config.INGEST_SESSION_TIMEOUT_MS,
+    maxBatchEvents: config.apply.maxBatchEvents,
+    fetchMaxBytes: config.kafka.fetchMaxBytes,
+    sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     partitionsInFlight: 1,
-    maxEventsInFlight: config.INGEST_MAX_EVENTS_IN_FLIGHT,
+    maxEventsInFlight: config.apply.maxEventsInFlight,
     // A company rebuilt from topics that lost their oldest events would lack rows, silently.
     refuseTruncatedTopics: true,
     logger: logger.child({ component: 'company-rebuild' }),
     // A split writer's backfill reads only its partitions, like its live consumer (kafka/writer-ownership.ts).
-    ...(owned && { ownership: { writer: owned, topicPrefix: config.INGEST_TOPIC_PREFIX } }),
+    ...(owned && { ownership: { writer: owned, topicPrefix: config.kafka.topicPrefix } }),
   });
   const stop = new AbortController();
   const onAbort = () => stop.abort();

@@ -5,10 +5,9 @@
 import { companyPartition, isUuid, type SourceTable } from '@pda/projections/model';
 import type { Logger } from 'pino';
 import type { ApplySink } from '../apply-thread/sink.ts';
-import type { IngestConfig } from '../config.ts';
 import type { ColumnType } from '../decode/index.ts';
 import type { AvroSupport } from '../schema-registry/index.ts';
-import { type CompanyRebuildResult, rebuildCompany } from './company-rebuild.ts';
+import { type CompanyRebuildConfig, type CompanyRebuildResult, rebuildCompany } from './company-rebuild.ts';
 
 /** The generation being written: its writer, its consumer group, and the signal that ends it. */
 export interface LiveGeneration {
@@ -32,7 +31,7 @@ export interface RebuildStatus {
  * what /rebuild and /readyz report.
  */
 export function createCompanyRebuilds(
-  config: IngestConfig,
+  config: CompanyRebuildConfig,
   deps: {
     readonly logger: Logger;
     readonly avscTypes: (table: SourceTable) => ReadonlyMap<string, ColumnType> | undefined;

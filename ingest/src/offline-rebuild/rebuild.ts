@@ -31,7 +31,7 @@ export async function rebuild(
   deps: RebuildDeps,
 ): Promise<GenerationInfo & { dir: string }> {
   const { logger } = deps;
-  const layout = layoutOf(config.INGEST_DATA_DIR);
+  const layout = layoutOf(config.dataDir);
   if (layout.kind === 'directory') {
     if (!deps.adoptPlainDirectory) {
       throw new RebuildError(
@@ -39,20 +39,19 @@ export async function rebuild(
       );
     }
     logger.info(
-      { to: adoptDirectory(layout, config.INGEST_GROUP_ID) },
+      { to: adoptDirectory(layout, config.kafka.groupId) },
       'adopted the plain data directory as g0',
     );
   }
-  const { dir, info } = createGeneration(layout, config.INGEST_GROUP_ID);
+  const { dir, info } = createGeneration(layout, config.kafka.groupId);
   logger.info({ dir, groupId: info.groupId }, 'rebuilding from the earliest offsets');
 
   const worker = createWorker(
     {
       ...config,
-      INGEST_DATA_DIR: dir,
-      INGEST_GROUP_ID: info.groupId,
-      INGEST_FROM_BEGINNING: true,
-      INGEST_ADMIN_PORT: 0,
+      dataDir: dir,
+      kafka: { ...config.kafka, groupId: info.groupId, fromBeginning: true },
+      admin: { ...config.admin, port: 0 },
     },
     // A generation built from topics that lost their oldest events would lack rows, silently.
     { logger, avscTypes: deps.avscTypes, followSwaps: false, refuseTruncatedTopics: true },
@@ -71,7 +70,7 @@ export async function rebuild(
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const source = worker.source();
       const lag = source?.lag();
-      const caughtUp = source?.connected() && lag?.measured && lag.total <= config.INGEST_READY_MAX_LAG;
+      const caughtUp = source?.connected() && lag?.measured && lag.total <= config.readyMaxLag;
       caughtUpPolls = caughtUp ? caughtUpPolls + 1 : 0;
       logger.debug({ lag: lag?.total, caughtUpPolls }, 'rebuild progress');
     }

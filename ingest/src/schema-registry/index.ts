@@ -8,7 +8,7 @@ import { heartbeatTsMs, type RawRecord, WriterSchemas } from '../decode/index.ts
 import type { IngestMetrics } from '../observability/metrics.ts';
 import { createSchemaRegistryClient } from './client.ts';
 import { createSchemaResolver, type ResolveHooks } from './resolver.ts';
-import type { RegistryAccessConfig } from './settings.ts';
+import type { SchemaRegistryConfig } from './settings.ts';
 
 export { createSchemaRegistryClient, SchemaFetchError, type SchemaRegistryClient } from './client.ts';
 export { createSchemaResolver, type RegistryState, type SchemaResolver } from './resolver.ts';
@@ -24,17 +24,17 @@ export interface AvroSupport {
 }
 
 export function createAvroSupport(
-  config: RegistryAccessConfig & { readonly INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: number },
+  config: SchemaRegistryConfig,
   logger: Logger,
   metrics: IngestMetrics,
 ): AvroSupport {
   const writerSchemas = new WriterSchemas();
   const client = createSchemaRegistryClient({
-    url: config.INGEST_SCHEMA_REGISTRY_URL,
-    timeoutMs: config.INGEST_SCHEMA_REGISTRY_TIMEOUT_MS,
-    username: config.INGEST_SCHEMA_REGISTRY_USERNAME,
-    password: config.INGEST_SCHEMA_REGISTRY_PASSWORD_FILE,
-    ca: config.INGEST_SCHEMA_REGISTRY_CA_FILE?.pem,
+    url: config.url,
+    timeoutMs: config.timeoutMs,
+    username: config.username,
+    password: config.password,
+    ca: config.ca?.pem,
   });
   const resolver = createSchemaResolver({
     client,

@@ -17,14 +17,15 @@ export const SCHEMA_REGISTRY_ACCESS_SETTINGS = {
   INGEST_SCHEMA_REGISTRY_CA_FILE: certificatesFile(),
 };
 
-export interface RegistryAccessConfig {
+/** The registry's settings as parsed from the environment, before the checks that span several of them. */
+export interface RegistryAccessSettings {
   readonly INGEST_SCHEMA_REGISTRY_URL?: string | undefined;
   readonly INGEST_SCHEMA_REGISTRY_USERNAME?: string | undefined;
   readonly INGEST_SCHEMA_REGISTRY_PASSWORD_FILE?: SecretFile | undefined;
   readonly INGEST_SCHEMA_REGISTRY_CA_FILE?: PemFile | undefined;
 }
 
-export function registryAccessProblems(c: RegistryAccessConfig): string[] {
+export function registryAccessProblems(c: RegistryAccessSettings): string[] {
   const problems: string[] = [];
   const url = c.INGEST_SCHEMA_REGISTRY_URL === undefined ? undefined : new URL(c.INGEST_SCHEMA_REGISTRY_URL);
   if (url && (url.username || url.password))
@@ -49,4 +50,29 @@ export function registryAccessProblems(c: RegistryAccessConfig): string[] {
     else if (url.protocol !== 'https:') problems.push(`${name}: needs an https INGEST_SCHEMA_REGISTRY_URL`);
   }
   return problems;
+}
+
+/** The checked settings (config.ts IngestConfig.schemaRegistry); the password stays a SecretFile. */
+export interface SchemaRegistryConfig {
+  /** Unset: JSON records only; an Avro record waits until it is set. */
+  readonly url: string | undefined;
+  /** Per request; a slower answer is retried with backoff. */
+  readonly timeoutMs: number;
+  /** HTTP Basic, both or neither, only over https (registryAccessProblems). */
+  readonly username: string | undefined;
+  readonly password: SecretFile | undefined;
+  /** Trusted for the registry alone; unset: the system's CAs. */
+  readonly ca: PemFile | undefined;
+}
+
+export function schemaRegistryOf(
+  c: RegistryAccessSettings & { readonly INGEST_SCHEMA_REGISTRY_TIMEOUT_MS: number },
+): SchemaRegistryConfig {
+  return Object.freeze({
+    url: c.INGEST_SCHEMA_REGISTRY_URL,
+    timeoutMs: c.INGEST_SCHEMA_REGISTRY_TIMEOUT_MS,
+    username: c.INGEST_SCHEMA_REGISTRY_USERNAME,
+    password: c.INGEST_SCHEMA_REGISTRY_PASSWORD_FILE,
+    ca: c.INGEST_SCHEMA_REGISTRY_CA_FILE,
+  });
 }

@@ -4,6 +4,7 @@ export * from './build-projection.ts';
 export * from './free-port.ts';
 export * from './make-change.ts';
 export * from './metric-sample.ts';
+export * from './readme-settings.ts';
 export * from './run-entry-point.ts';
 export * from './sample-rows.ts';
 export * from './seeded-random.ts';
