@@ -1,4 +1,4 @@
-import { ProjectionError } from '@pda/projections/model';
+import { deserializeError, ProjectionError, serializeError } from '@pda/projections/model';
 import { ApiError } from '../errors/api-error.ts';
 import type { WireError } from './reader-protocol.ts';
 
@@ -6,8 +6,9 @@ import type { WireError } from './reader-protocol.ts';
  * Errors of a reader thread, sent as plain data and rebuilt on the event loop as the class the
  * error handler maps (errors/to-api-error.ts): an ApiError keeps its code and headers, a
  * ProjectionError its code (out of service, missing, too new: 503), any other error its name,
- * message and `code` — SQLite's codes, by which a damaged file or an I/O error is told (a 503, not
- * a 500). Structured clone alone would keep only the message.
+ * message, `code` and causes (serializeError, shared with ingest's apply thread) — SQLite's codes,
+ * by which a damaged file or an I/O error is told (a 503, not a 500). Structured clone alone would
+ * keep only the message.
  */
 export function toWire(error: unknown): WireError {
   if (error instanceof ApiError) {
@@ -21,15 +22,7 @@ export function toWire(error: unknown): WireError {
   }
   if (error instanceof ProjectionError)
     return { kind: 'projection', code: error.code, message: error.message };
-  if (!(error instanceof Error)) return { kind: 'error', name: 'Error', message: String(error) };
-  const code = (error as { code?: unknown }).code;
-  return {
-    kind: 'error',
-    name: error.name,
-    message: error.message,
-    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
-    ...(error.stack !== undefined ? { stack: error.stack } : {}),
-  };
+  return { kind: 'error', ...serializeError(error) };
 }
 
 export function fromWire(wire: WireError): Error {
@@ -43,12 +36,7 @@ export function fromWire(wire: WireError): Error {
     }
     case 'projection':
       return new ProjectionError(wire.code, wire.message);
-    case 'error': {
-      const error: Error & { code?: string | number } = new Error(wire.message);
-      error.name = wire.name;
-      if (wire.code !== undefined) error.code = wire.code;
-      error.stack = wire.stack ?? `${wire.name}: ${wire.message}`;
-      return error;
-    }
+    case 'error':
+      return deserializeError(wire);
   }
 }

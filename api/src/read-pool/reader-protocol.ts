@@ -1,4 +1,4 @@
-import type { ProjectionErrorCode } from '@pda/projections/model';
+import type { ProjectionErrorCode, SerializedError } from '@pda/projections/model';
 import type { CompanyFileCounts } from '../company-files/projection-files.ts';
 import type { ErrorCode, ParameterError } from '../errors/api-error.ts';
 import type { ChangesPageInput, ChangesPageRead } from './changes-page-read.ts';
@@ -49,13 +49,7 @@ export type WireError =
       readonly headers?: Readonly<Record<string, string>> | undefined;
     }
   | { readonly kind: 'projection'; readonly code: ProjectionErrorCode; readonly message: string }
-  | {
-      readonly kind: 'error';
-      readonly name: string;
-      readonly message: string;
-      readonly code?: string | number;
-      readonly stack?: string;
-    };
+  | ({ readonly kind: 'error' } & SerializedError);
 
 /** A thread's handle and statement caches, sent with every answer (the api's metrics add them up). */
 export interface ReaderCounts {

@@ -3,9 +3,9 @@
  * data directory — and applies the batches the main thread decoded, one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { serializeError } from '@pda/projections/model';
 import type { ProjectionStoreOptions } from '@pda/projections/write';
 import { ReopeningStore } from './reopening-store.ts';
-import { serializeError } from './thread-error.ts';
 import type { ThreadCallKind, ThreadCalls, ThreadRequest, ThreadResponse } from './thread-protocol.ts';
 import { fromWire } from './wire.ts';
 

@@ -4,6 +4,7 @@
  * request is `{ id, kind, ...request }`, its answer `{ id, kind, ok: true, value }` or
  * `{ id, kind, ok: false, error }`.
  */
+import type { SerializedError } from '@pda/projections/model';
 import type {
   ApplyOptions,
   BatchResult,
@@ -12,7 +13,6 @@ import type {
   PruneOptions,
   PruneStep,
 } from '@pda/projections/write';
-import type { SerializedError } from './thread-error.ts';
 import type { WireBatch } from './wire.ts';
 
 export interface ThreadCalls {

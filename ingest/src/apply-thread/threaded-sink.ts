@@ -6,10 +6,9 @@
  * and the next batch starts a fresh thread.
  */
 import { Worker } from 'node:worker_threads';
-import type { Change } from '@pda/projections/model';
+import { type Change, deserializeError } from '@pda/projections/model';
 import type { ApplyOptions, ProjectionStoreOptions, PruneCursor, PruneOptions } from '@pda/projections/write';
 import type { ApplySink } from './sink.ts';
-import { deserializeError } from './thread-error.ts';
 import type { ThreadCallKind, ThreadCalls, ThreadResponse } from './thread-protocol.ts';
 import { toWire } from './wire.ts';
 

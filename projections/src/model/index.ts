@@ -13,3 +13,4 @@ export * from './redact-url.ts';
 export * from './representation.ts';
 export * from './statement-lru.ts';
 export * from './storage-faults.ts';
+export * from './thread-error.ts';

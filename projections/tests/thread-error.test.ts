@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deserializeError, serializeError } from '../src/apply-thread/thread-error.ts';
+import { deserializeError, serializeError } from '../src/model/thread-error.ts';
 
 // The round trip must go through structured clone, as postMessage does.
 const roundTrip = (error: unknown) => deserializeError(structuredClone(serializeError(error)));

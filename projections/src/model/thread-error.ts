@@ -1,5 +1,6 @@
 /**
- * Errors crossing the apply thread (threaded-sink.ts ← apply-thread-entry.ts). Structured clone
+ * Errors crossing a worker thread: ingest's apply thread (ingest/src/apply-thread/) and the api's
+ * reader threads (api/src/read-pool/). Structured clone
  * keeps only an Error's message, stack and a built-in name: it drops `code` (SqliteError's
  * SQLITE_BUSY / SQLITE_FULL, ProjectionError's codes), which is what a caller classifies a failure
  * by (retriable vs poison). So the thread sends a plain description and the main thread rebuilds an
