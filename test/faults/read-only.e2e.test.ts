@@ -143,6 +143,8 @@ describe.skipIf(process.getuid?.() !== 0)('fault: the data directory read-only',
       // (docs/resilience.md); repair() would keep trying for 60 s, which hides a process that holds
       // its files for tens of seconds.
       expect(unmountSeconds, 'seconds until the file system unmounted').toBeLessThan(5);
+      // Resumes by itself after the mount (docs/operations.md): the storage retry is every 2 s.
+      expect(resumeSeconds, 'seconds from the mount to the first applied batch').toBeLessThan(10);
       // One line per fault; the unmounted moment may add one "io" line (the directory is gone).
       expect(readOnlyPauses).toHaveLength(1);
       expect(paused.length).toBeLessThanOrEqual(2);
