@@ -86,6 +86,11 @@ export const ConfigSchema = z.object({
   API_MAX_IN_PROGRESS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(8),
   API_MAX_IN_PROGRESS_PER_COMPANY: z.coerce.number().int().min(0).max(1_000_000).default(16),
   API_MAX_HELD_REQUESTS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  // The change feed as a stream (changes/feed-stream.ts; api/README.md, "Change feed"): open streams
+  // per key (429 beyond), a live stream's heartbeat and its lifetime (then it ends with a position).
+  API_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(0).max(1_000_000).default(2),
+  API_STREAM_HEARTBEAT_S: z.coerce.number().int().min(1).max(300).default(15),
+  API_STREAM_MAX_LIFETIME_S: z.coerce.number().int().min(1).max(86_400).default(300),
   // One request per key per turn of the event loop (rate-limit/key-turns.ts).
   API_FAIR_TURNS: z
     .enum(['true', 'false', '1', '0'])
@@ -172,7 +177,9 @@ export interface Config {
   readonly reusePort: boolean;
   /** Change-feed requests held by `wait` at once (api/README.md, "Change feed"); beyond it 503. */
   readonly maxHeldRequests: number;
-  /** Requests in progress per key and per company, held requests per key (rate-limit/fair-shares.ts). */
+  /** A live change-feed stream's heartbeat interval and lifetime (changes/feed-stream.ts). */
+  readonly streams: { readonly heartbeatMs: number; readonly lifetimeMs: number };
+  /** Requests in progress per key and per company, held requests and streams per key (rate-limit/fair-shares.ts). */
   readonly fairShares: FairShareLimits;
   /** On close, the longest wait for open connections to end (connections/drain.ts). */
   readonly drainTimeoutMs: number;
@@ -335,10 +342,15 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     trustProxy: e.API_TRUST_PROXY,
     reusePort: e.API_REUSE_PORT,
     maxHeldRequests: e.API_MAX_HELD_REQUESTS,
+    streams: Object.freeze({
+      heartbeatMs: e.API_STREAM_HEARTBEAT_S * 1000,
+      lifetimeMs: e.API_STREAM_MAX_LIFETIME_S * 1000,
+    }),
     fairShares: Object.freeze({
       perKey: e.API_MAX_IN_PROGRESS_PER_KEY,
       perCompany: e.API_MAX_IN_PROGRESS_PER_COMPANY,
       heldPerKey: e.API_MAX_HELD_REQUESTS_PER_KEY,
+      streamsPerKey: e.API_MAX_STREAMS_PER_KEY,
       turns: e.API_FAIR_TURNS,
     }),
     drainTimeoutMs: e.API_DRAIN_TIMEOUT_MS,

@@ -5,6 +5,7 @@
  * any program that includes app.ts. Type-only: nothing is loaded twice at run time.
  */
 export type { default as AuthPlugin } from './plugins/auth.ts';
+export type { default as CompressPlugin } from './plugins/compress.ts';
 export type { default as ConfigPlugin } from './plugins/config.ts';
 export type { default as ContractPlugin } from './plugins/contract.ts';
 export type { default as FairSharesPlugin } from './plugins/fair-shares.ts';

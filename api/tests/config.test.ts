@@ -50,11 +50,12 @@ describe('parseConfig', () => {
     }
   });
 
-  test('fair shares: 8 / 16 in progress and 100 held per key by default; 0 turns one off; others refused', () => {
+  test('fair shares: 8 / 16 in progress, 100 held and 2 streams per key by default; 0 turns one off; others refused', () => {
     expect(parseConfig(required).fairShares).toEqual({
       perKey: 8,
       perCompany: 16,
       heldPerKey: 100,
+      streamsPerKey: 2,
       turns: true,
     });
     const set = parseConfig({
@@ -62,14 +63,25 @@ describe('parseConfig', () => {
       API_MAX_IN_PROGRESS_PER_KEY: '0',
       API_MAX_IN_PROGRESS_PER_COMPANY: '40',
       API_MAX_HELD_REQUESTS_PER_KEY: '5',
+      API_MAX_STREAMS_PER_KEY: '0',
       API_FAIR_TURNS: 'false',
     });
-    expect(set.fairShares).toEqual({ perKey: 0, perCompany: 40, heldPerKey: 5, turns: false });
+    expect(set.fairShares).toEqual({
+      perKey: 0,
+      perCompany: 40,
+      heldPerKey: 5,
+      streamsPerKey: 0,
+      turns: false,
+    });
+    expect(parseConfig(required).streams).toEqual({ heartbeatMs: 15_000, lifetimeMs: 300_000 });
     expect(() => parseConfig({ ...required, API_FAIR_TURNS: 'sometimes' })).toThrow(/API_FAIR_TURNS/);
     for (const name of [
       'API_MAX_IN_PROGRESS_PER_KEY',
       'API_MAX_IN_PROGRESS_PER_COMPANY',
       'API_MAX_HELD_REQUESTS_PER_KEY',
+      'API_MAX_STREAMS_PER_KEY',
+      'API_STREAM_HEARTBEAT_S',
+      'API_STREAM_MAX_LIFETIME_S',
     ]) {
       for (const bad of ['-1', '1.5', 'many']) {
         expect(() => parseConfig({ ...required, [name]: bad })).toThrow(new RegExp(name));

@@ -197,7 +197,7 @@ describe('held change-feed requests', () => {
     await until(async () => (await heldGauge(app)) === 1, 'one of key a held');
     held.push(app.inject({ url: `${a}&wait=30`, headers: bearer(f.keys.a) }));
     await until(async () => (await heldGauge(app)) === 2, 'two of key a held');
-    expect(app.fairShares.counts(f.keyIds.a)).toEqual({ inProgress: 0, held: 2 });
+    expect(app.fairShares.counts(f.keyIds.a)).toEqual({ inProgress: 0, held: 2, streams: 0 });
 
     const third = await app.inject({ url: `${a}&wait=30`, headers: bearer(f.keys.a) });
     expectProblem(third, 'listChanges', 429, 'too_many_requests_in_progress');
@@ -216,12 +216,12 @@ describe('held change-feed requests', () => {
       503,
       'service_unavailable',
     );
-    expect(app.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1 });
+    expect(app.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1, streams: 0 });
     expect(await refusals(app)).toMatchObject({ held_per_key: 1, held_per_process: 1 });
 
     await app.close();
     for (const answer of await Promise.all(held)) expect(answer.statusCode).toBe(200);
-    expect(app.fairShares.counts(f.keyIds.a)).toEqual({ inProgress: 0, held: 0 });
-    expect(app.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 0 });
+    expect(app.fairShares.counts(f.keyIds.a)).toEqual({ inProgress: 0, held: 0, streams: 0 });
+    expect(app.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 0, streams: 0 });
   });
 });

@@ -359,8 +359,8 @@ describe('a request for the other node’s company', () => {
     request.end();
     await until(async () => (await heldOn(apps.y!)) === 1, 'held on the owner');
     // The forwarding node counts it in the key's held share, not in progress; the owner holds it.
-    expect(apps.x!.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1 });
-    expect(apps.y!.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1 });
+    expect(apps.x!.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1, streams: 0 });
+    expect(apps.y!.fairShares.counts(f.keyIds.b)).toEqual({ inProgress: 0, held: 1, streams: 0 });
     request.destroy();
     // Well before its wait (30 s) would have answered it.
     await until(async () => (await heldOn(apps.y!)) === 0, 'the owner’s slot freed');

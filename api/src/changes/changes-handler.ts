@@ -2,6 +2,7 @@ import type { SyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import { cursorSecrets } from '../collection/cursor.ts';
 import { pageUrl } from '../collection/links.ts';
+import { invalidParameter } from '../errors/api-error.ts';
 import { pageResponse } from '../http/page-bytes.ts';
 import {
   type ChangesPageInput,
@@ -14,6 +15,10 @@ import type { TenantHandler } from '../routing/contract-route.ts';
 import { parseChangesQuery } from './changes-query.ts';
 import { feedWalk, positionCursor, walkAfter } from './feed-walk.ts';
 import type { HeldRequests } from './held-requests.ts';
+import { sendFeedStream, streamMedia } from './stream-response.ts';
+
+/** Changes per chunk of a stream: a page's largest, read in one snapshot (feed-stream.ts). */
+const STREAM_CHUNK_ITEMS = 200;
 
 /**
  * GET /v1/changes (docs/public-data-api-v1.md, "Change feed"; docs/decisions/0013-change-feed.md):
@@ -28,17 +33,60 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
   const path = app.contract.operation('listChanges').path;
   return async (request, reply, tenant) => {
     const query = parseChangesQuery(request.query, tenant);
-    const start = feedWalk(query, tenant, cursorSecrets(app.config));
+    const media = streamMedia(request.headers.accept);
+    if (media === undefined && query.live)
+      throw invalidParameter(
+        'live',
+        'a live feed is a stream: ask for it with Accept: application/x-ndjson or text/event-stream',
+      );
+    if (media !== undefined && query.waitS > 0)
+      throw invalidParameter('wait', 'wait holds a page; a stream stays open with live=true instead');
+    // A reconnecting EventSource resumes from the id of the last position event it received.
+    const lastEventId = media === 'sse' ? request.headers['last-event-id'] : undefined;
+    if (Array.isArray(lastEventId)) throw invalidParameter('Last-Event-ID', 'give it once');
+    const start = feedWalk(
+      query,
+      tenant,
+      cursorSecrets(app.config),
+      (lastEventId as string | undefined) ?? query.cursor,
+    );
     const companyId = tenant.company.id;
     const { types, typeFilter, position, walk } = start;
-    const input: ChangesPageInput = {
-      companyId,
-      types,
-      position,
-      limit: query.limit,
-      include: [...query.include].map(([type, names]) => [type, [...names]] as const),
-      walk,
-    };
+    const include = [...query.include].map(([type, names]) => [type, [...names]] as const);
+    const link = (cursor: string | undefined, sync: string | undefined) =>
+      pageUrl(app.config.publicBaseUrl, path, [
+        ['filter[type]', sync === undefined ? typeFilter : undefined],
+        ['include[sites]', query.raw.sites],
+        ['include[equipment]', query.raw.equipment],
+        ['limit', String(query.limit)],
+        ['wait', query.waitS > 0 ? String(query.waitS) : undefined],
+        ['sync', sync],
+        ['cursor', cursor],
+      ]);
+    if (media !== undefined) {
+      // The walk in chunks on the event loop, each its own read snapshot (feed-stream.ts).
+      return sendFeedStream(app, request, reply, {
+        media,
+        start,
+        held,
+        companyId,
+        live: query.live,
+        read: (at) =>
+          readChangesPage(app.projections, {
+            companyId,
+            types: at.types,
+            position: at.position,
+            limit: STREAM_CHUNK_ITEMS,
+            include,
+            walk: at.walk,
+          }),
+        position: (at, state) => {
+          const cursor = positionCursor(app.config.cursorSecret, at, state);
+          return { cursor, next: link(cursor, undefined) };
+        },
+      });
+    }
+    const input: ChangesPageInput = { companyId, types, position, limit: query.limit, include, walk };
     // On a reader thread when there are some (read-pool/), else here on the loop: the same read.
     const read = () =>
       app.readPool
@@ -75,16 +123,6 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
       }
     }
     const next = positionCursor(app.config.cursorSecret, walkAfter(start, result), result.state);
-    const link = (cursor: string | undefined, sync: string | undefined) =>
-      pageUrl(app.config.publicBaseUrl, path, [
-        ['filter[type]', sync === undefined ? typeFilter : undefined],
-        ['include[sites]', query.raw.sites],
-        ['include[equipment]', query.raw.equipment],
-        ['limit', String(query.limit)],
-        ['wait', query.waitS > 0 ? String(query.waitS) : undefined],
-        ['sync', sync],
-        ['cursor', cursor],
-      ]);
     const links = {
       self: link(query.cursor, query.syncToken),
       next: link(next, undefined),

@@ -21,6 +21,8 @@ export interface ChangesQuery {
   readonly limit: number;
   /** Seconds to hold an empty page (0: answer at once). */
   readonly waitS: number;
+  /** A stream that stays open after catching up (feed-stream.ts). */
+  readonly live: boolean;
   /** The types listed, in registry order; empty with a sync token (the handler takes them from it). */
   readonly types: readonly ResourceName[];
   /** `include` per resource type (only the listed types' are used). */
@@ -32,7 +34,7 @@ export interface ChangesQuery {
 }
 
 export function parseChangesQuery(query: ChangesParameters, tenant: Tenant): ChangesQuery {
-  const { 'filter[type]': type, sync: syncToken, cursor, wait } = query;
+  const { 'filter[type]': type, sync: syncToken, cursor, wait, live } = query;
   const sites = query['include[sites]'];
   const equipment = query['include[equipment]'];
   if (syncToken !== undefined) {
@@ -53,6 +55,7 @@ export function parseChangesQuery(query: ChangesParameters, tenant: Tenant): Cha
   return {
     limit: clampLimit(query.limit),
     waitS: wait ?? 0,
+    live: live === true,
     types:
       syncToken !== undefined
         ? []

@@ -32,8 +32,17 @@ export interface FeedWalk {
 /** Cursor binding resource: no resource of the registry can be named like this. */
 const FEED = 'changes';
 
-/** The walk a request starts or continues: from the start, a sync token, or a cursor. */
-export function feedWalk(query: ChangesQuery, tenant: Tenant, secrets: readonly string[]): FeedWalk {
+/**
+ * The walk a request starts or continues: from the start, a sync token, or a cursor. `resume` is
+ * the cursor to continue from (the query's, or a reconnecting EventSource's Last-Event-ID, which
+ * takes the place of the URL's sync token: the token's types, the cursor's position).
+ */
+export function feedWalk(
+  query: ChangesQuery,
+  tenant: Tenant,
+  secrets: readonly string[],
+  resume: string | undefined = query.cursor,
+): FeedWalk {
   const companyId = tenant.company.id;
   let types = query.types;
   let position: ChangePosition = FEED_START;
@@ -47,8 +56,8 @@ export function feedWalk(query: ChangesQuery, tenant: Tenant, secrets: readonly 
   }
   const typeFilter = types.join(',');
   const binding: CursorBinding = { c: companyId, r: FEED, s: '', f: `type=${typeFilter}` };
-  if (query.cursor !== undefined) {
-    const at = verifyCursor(secrets, query.cursor, binding, 3);
+  if (resume !== undefined) {
+    const at = verifyCursor(secrets, resume, binding, 3);
     if (at.direction !== 'after' || at.walk === undefined) throw invalidCursor(CURSOR_DETAIL);
     position = changePosition(at.position);
     walk = { generation: at.walk.generation, floorUs: at.walk.watermarkUs };

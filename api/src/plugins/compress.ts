@@ -1,9 +1,22 @@
-import type { FastifyReply } from 'fastify';
+import type { Transform } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 import { negotiateEncoding } from '../compression/accept-encoding.ts';
 import { type Coding, type CompressionSettings, encoders } from '../compression/encoders.ts';
+import { streamEncoder } from '../compression/stream-encoders.ts';
 import { addVary } from '../http/private-headers.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The compressor of a streamed answer in the coding the request prefers (the change feed as a
+     * stream: changes/stream-response.ts), flushed at each write; undefined: the bytes as they are
+     * (not accepted, or API_COMPRESS_MIN_BYTES=0). The caller sets Content-Encoding and Vary.
+     */
+    streamEncoder(request: FastifyRequest): { coding: Coding; encoder: Transform } | undefined;
+  }
+}
 
 /**
  * Response compression (api/README.md, "Compression"): a JSON or problem response of at least
@@ -32,9 +45,7 @@ const COMPRESSIBLE = /^application\/(?:problem\+)?json\b/i;
 export default fp(
   async (app, options: AppOptions) => {
     const threshold = app.config.compressMinBytes;
-    if (threshold === 0) return;
     const settings = options.compression ?? COMPRESSION;
-    const encode = encoders(settings);
     // Clients repeat the same few headers: each is parsed once (a bounded memo).
     const chosen = new Map<string, Coding | undefined>();
     const negotiate = (header: string | undefined): Coding | undefined => {
@@ -45,6 +56,12 @@ export default fp(
       chosen.set(header, coding);
       return coding;
     };
+    app.decorate('streamEncoder', (request: FastifyRequest) => {
+      const coding = threshold === 0 ? undefined : negotiate(request.headers['accept-encoding']);
+      return coding === undefined ? undefined : { coding, encoder: streamEncoder(coding, settings) };
+    });
+    if (threshold === 0) return;
+    const encode = encoders(settings);
     app.addHook('onSend', (request, reply, payload, done) => {
       if (!eligible(reply, payload, threshold)) {
         done(null, payload);

@@ -18,8 +18,10 @@ declare module 'fastify' {
        * closes.
        */
       hold(request: FastifyRequest): Share;
+      /** The same for a change-feed stream (changes/stream-response.ts): the key's share of streams. */
+      stream(request: FastifyRequest): Share;
       /** What a key has counted now (tests). */
-      counts(keyId: string): { inProgress: number; held: number };
+      counts(keyId: string): { inProgress: number; held: number; streams: number };
     };
   }
   interface FastifyRequest {
@@ -40,6 +42,8 @@ const DETAIL: Record<ShareRefusal, (max: number) => string> = {
     `The keys of this company have ${max} requests in progress, the most they may; retry in ${RETRY_AFTER_S} s.`,
   held_per_key: (max) =>
     `This API key has ${max} change-feed requests waiting (wait), the most it may; retry in ${RETRY_AFTER_S} s.`,
+  streams_per_key: (max) =>
+    `This API key has ${max} change-feed streams open, the most it may; retry once one has ended.`,
 };
 
 /**
@@ -63,27 +67,30 @@ export default fp(
 
     const refusal = (request: FastifyRequest, reason: ShareRefusal): ApiError => {
       request.refusal = reason;
-      const max =
-        reason === 'in_progress_per_key'
-          ? limits.perKey
-          : reason === 'in_progress_per_company'
-            ? limits.perCompany
-            : limits.heldPerKey;
+      const max = {
+        in_progress_per_key: limits.perKey,
+        in_progress_per_company: limits.perCompany,
+        held_per_key: limits.heldPerKey,
+        streams_per_key: limits.streamsPerKey,
+      }[reason];
       return new ApiError('too_many_requests_in_progress', DETAIL[reason](max), {
         headers: { 'retry-after': String(RETRY_AFTER_S) },
       });
     };
 
+    /** Moves the request out of the in-progress count into the share `take` gives it. */
+    const moveTo = (request: FastifyRequest, take: (keyId: string) => Share | ShareRefusal): Share => {
+      const tenant = request.tenant;
+      if (tenant === null) throw new Error('fair shares: a held request is authenticated');
+      const share = take(tenant.key.id);
+      if (typeof share === 'string') throw refusal(request, share);
+      request.share?.release();
+      request.share = share;
+      return share;
+    };
     app.decorate('fairShares', {
-      hold(request: FastifyRequest): Share {
-        const tenant = request.tenant;
-        if (tenant === null) throw new Error('fair shares: a held request is authenticated');
-        const held = shares.hold(tenant.key.id);
-        if (typeof held === 'string') throw refusal(request, held);
-        request.share?.release();
-        request.share = held;
-        return held;
-      },
+      hold: (request: FastifyRequest) => moveTo(request, (keyId) => shares.hold(keyId)),
+      stream: (request: FastifyRequest) => moveTo(request, (keyId) => shares.stream(keyId)),
       counts: (keyId: string) => shares.counts(keyId),
     });
 

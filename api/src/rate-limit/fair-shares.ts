@@ -8,6 +8,8 @@
  * - Held: a key has at most `heldPerKey` change-feed requests held by `wait` at once. A held
  *   request leaves the in-progress count (moveToHeld): long polls have this share of their own and
  *   never fill the in-progress one.
+ * - Streams: a key has at most `streamsPerKey` change-feed streams open at once (moveToStream, as a
+ *   held request: a stream is open for minutes and never fills the in-progress share).
  *
  * 0 turns a bound off. A Share is released once whatever calls release (the answer sent, the
  * connection gone, the end of a hold): every later call does nothing.
@@ -17,12 +19,17 @@ export interface FairShareLimits {
   readonly perKey: number;
   readonly perCompany: number;
   readonly heldPerKey: number;
+  readonly streamsPerKey: number;
   /** A key runs at most one request a turn of the event loop (key-turns.ts). */
   readonly turns: boolean;
 }
 
 /** Which bound refused a request (the `reason` of pda_api_rate_limited_total). */
-export type ShareRefusal = 'in_progress_per_key' | 'in_progress_per_company' | 'held_per_key';
+export type ShareRefusal =
+  | 'in_progress_per_key'
+  | 'in_progress_per_company'
+  | 'held_per_key'
+  | 'streams_per_key';
 
 export interface Share {
   release(): void;
@@ -67,11 +74,13 @@ export class FairShares {
   readonly #keys: Counts;
   readonly #companies: Counts;
   readonly #held: Counts;
+  readonly #streams: Counts;
 
   constructor(limits: FairShareLimits) {
     this.#keys = new Counts(limits.perKey);
     this.#companies = new Counts(limits.perCompany);
     this.#held = new Counts(limits.heldPerKey);
+    this.#streams = new Counts(limits.streamsPerKey);
   }
 
   /** Counts a request in progress, or says which bound it would pass (then nothing is counted). */
@@ -95,9 +104,17 @@ export class FairShares {
     return once(() => this.#held.remove(keyId));
   }
 
+  /** Counts an open stream of the key, or refuses it (then nothing is counted). */
+  stream(keyId: string): Share | ShareRefusal {
+    if (this.#streams.full(keyId)) return 'streams_per_key';
+    if (!this.#streams.bounded) return RELEASED;
+    this.#streams.add(keyId);
+    return once(() => this.#streams.remove(keyId));
+  }
+
   /** What a key has counted now (tests). */
-  counts(keyId: string): { inProgress: number; held: number } {
-    return { inProgress: this.#keys.of(keyId), held: this.#held.of(keyId) };
+  counts(keyId: string): { inProgress: number; held: number; streams: number } {
+    return { inProgress: this.#keys.of(keyId), held: this.#held.of(keyId), streams: this.#streams.of(keyId) };
   }
 }
 

@@ -369,6 +369,23 @@ export interface paths {
          *     `filter[type]`, every type the key may read. A position older than the deletions the
          *     company still keeps, or from before a rebuild of the company's data, answers `410
          *     sync_window_expired`: start again without a cursor.
+         *
+         *     **As a stream** (`Accept: application/x-ndjson`, or `text/event-stream` for Server-Sent
+         *     Events): one response carries the whole walk, chunk after chunk of at most 200 changes in
+         *     the same order and shape, each chunk followed by a position line `{"op": "position",
+         *     "links": {"next": ...}, "caught_up": ...}` whose `links.next` is the resume point to store
+         *     (as a page's); the stream ends after the position line that says `caught_up: true`. With
+         *     `live=true` it stays open after catching up and sends each commit's changes as they land,
+         *     a `{"op": "heartbeat"}` line after every `API_STREAM_HEARTBEAT_S` seconds (15) without
+         *     one, and ends with a position line after `API_STREAM_MAX_LIFETIME_S` (300): reconnect from
+         *     it. A stream that cannot go on (a rebuild of the company's data) ends with `{"op":
+         *     "error", "error": <problem>}` (`sync_window_expired`: start again). Server-Sent Events send
+         *     each change as a `message` event and the other lines as events named `position` (its
+         *     `id` is the position's cursor, which a reconnecting EventSource sends back as
+         *     `Last-Event-ID`), `heartbeat` and `problem`. A stream costs one request of the rate limit;
+         *     a key may have `API_MAX_STREAMS_PER_KEY` (2) open at once, beyond them `429
+         *     too_many_requests_in_progress`. `limit` and `wait` are for pages: a stream's chunks are
+         *     200, and `wait` with a stream is a `400` (use `live`).
          */
         get: operations["listChanges"];
         put?: never;
@@ -552,6 +569,24 @@ export interface components {
             changed_at: components["schemas"]["Timestamp"];
             /** @description Only on upserts. The record exactly as its item endpoint serves it, with the requested includes. */
             data?: components["schemas"]["Site"] | components["schemas"]["Service"] | components["schemas"]["Equipment"] | components["schemas"]["EquipmentCategory"] | components["schemas"]["Consumable"];
+        };
+        /**
+         * @description A line of the change feed as a stream that is not a change: where the stream stands (after
+         *     every chunk), a heartbeat of a live stream, or the problem that ended it.
+         */
+        StreamLine: {
+            /** @enum {string} */
+            op: "position" | "heartbeat" | "error";
+            links?: {
+                /**
+                 * Format: uri
+                 * @description The resume point after the changes sent so far.
+                 */
+                next: string;
+            };
+            /** @description On a position: true once every change committed when it was read has been sent. */
+            caught_up?: boolean;
+            error?: components["schemas"]["Problem"];
         };
         ChangeLinks: {
             /** Format: uri */
@@ -942,6 +977,19 @@ export interface components {
          *     same position.
          */
         Wait: number;
+        /**
+         * @description With a stream (`Accept: application/x-ndjson` or `text/event-stream`): stay open after
+         *     catching up and send each commit's changes as they land, with heartbeats, for at most
+         *     `API_STREAM_MAX_LIFETIME_S` seconds (300). Without a streaming Accept: `400
+         *     invalid_parameter`.
+         */
+        Live: boolean;
+        /**
+         * @description Sent by a reconnecting EventSource (`text/event-stream`): the cursor of the last position
+         *     event received, resumed from as `cursor` would be (it takes the place of the URL's
+         *     `sync` and `cursor`). Ignored without `text/event-stream`.
+         */
+        LastEventId: string;
         /**
          * @description Relations embedded in the `data` of site upserts, as `include` on the sites endpoints:
          *     `contacts`.
@@ -2153,6 +2201,13 @@ export interface operations {
                  */
                 wait?: components["parameters"]["Wait"];
                 /**
+                 * @description With a stream (`Accept: application/x-ndjson` or `text/event-stream`): stay open after
+                 *     catching up and send each commit's changes as they land, with heartbeats, for at most
+                 *     `API_STREAM_MAX_LIFETIME_S` seconds (300). Without a streaming Accept: `400
+                 *     invalid_parameter`.
+                 */
+                live?: components["parameters"]["Live"];
+                /**
                  * @description Relations embedded in the `data` of site upserts, as `include` on the sites endpoints:
                  *     `contacts`.
                  */
@@ -2170,13 +2225,23 @@ export interface operations {
                  *     grant for it, without saying whether the company exists). Ignored for single-company keys.
                  */
                 "X-Service-Company"?: components["parameters"]["ServiceCompany"];
+                /**
+                 * @description Sent by a reconnecting EventSource (`text/event-stream`): the cursor of the last position
+                 *     event received, resumed from as `cursor` would be (it takes the place of the URL's
+                 *     `sync` and `cursor`). Ignored without `text/event-stream`.
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description One page of changes, oldest first (empty when caught up). */
+            /**
+             * @description One page of changes, oldest first (empty when caught up); or, asked for with
+             *     `Accept: application/x-ndjson` or `text/event-stream`, the feed as a stream of lines,
+             *     each a `Change` or a `StreamLine`.
+             */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2197,6 +2262,8 @@ export interface operations {
                         meta: components["schemas"]["PageMeta"];
                         links: components["schemas"]["ChangeLinks"];
                     };
+                    "application/x-ndjson": string;
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
