@@ -43,10 +43,60 @@ describe('limit', () => {
       await expectInvalid(`/v1/sites?limit=${encodeURIComponent(limit)}`, 'limit');
     },
   );
+});
 
-  test('a repeated parameter → 400 naming it', async () => {
-    await expectInvalid('/v1/sites?limit=1&limit=2', 'limit');
-    await expectInvalid('/v1/sites?sort=id&sort=name', 'sort');
+// Every parameter takes one value: a repeat is refused as a repeat, not with the type's message
+// (a follower appending `wait` to a links.next that already carries it was told "must be an integer").
+describe('a repeated parameter', () => {
+  const REPEATED = 'given 2 times; give it once';
+
+  test.each([
+    ['/v1/changes?wait=1&wait=2', 'wait', 'listChanges'],
+    ['/v1/changes?limit=1&wait=1&wait=1', 'wait', 'listChanges'],
+    ['/v1/sites?limit=1&limit=2', 'limit', 'listSites'],
+    ['/v1/sites?sort=id&sort=name', 'sort', 'listSites'],
+    [
+      '/v1/sites?filter[updated_since]=2000-01-01T00:00:00Z&filter[updated_since]=x',
+      'filter[updated_since]',
+      'listSites',
+    ],
+    ['/v1/changes?filter[type]=sites&filter%5Btype%5D=sites', 'filter[type]', 'listChanges'],
+  ])('%s → 400 invalid_parameter saying %s was repeated', async (url, parameter, op) => {
+    const response = await expectInvalid(url, parameter, op);
+    expect(response.json().errors).toEqual([{ parameter, detail: REPEATED }]);
+    expect(response.json().detail).toBe(`Parameter ${parameter}: ${REPEATED}`);
+  });
+
+  test('given three times: the count says so', async () => {
+    const response = await expectInvalid('/v1/sites?limit=1&limit=2&limit=3', 'limit');
+    expect(response.json().errors[0].detail).toBe('given 3 times; give it once');
+  });
+
+  test('a repeated cursor is still invalid_cursor, saying it was repeated', async () => {
+    const first = (await get('/v1/sites?limit=1')).json();
+    const cursor = cursorOf(first.links.next);
+    const response = await expectInvalid(
+      `/v1/sites?cursor=${cursor}&cursor=${cursor}`,
+      'cursor',
+      'listSites',
+      'invalid_cursor',
+    );
+    expect(response.json().errors).toEqual([{ parameter: 'cursor', detail: REPEATED }]);
+  });
+
+  test('an unknown parameter repeated is still unknown', async () => {
+    const response = await expectInvalid('/v1/sites?colour=red&colour=blue', 'colour');
+    expect(response.json().errors).toEqual([{ parameter: 'colour', detail: 'unknown query parameter' }]);
+  });
+
+  test('each given once is served', async () => {
+    // From the start of the feed the first page has more, so `wait` does not hold it.
+    const changes = await get('/v1/changes?limit=1&wait=1&filter[type]=sites');
+    expectConforms(changes, 'listChanges');
+    expect(new URL(changes.json().links.next).searchParams.getAll('wait')).toEqual(['1']);
+    const sites = await get('/v1/sites?limit=1&sort=name&filter[updated_since]=2000-01-01T00:00:00Z');
+    expectConforms(sites, 'listSites');
+    expect(sites.json().data).toHaveLength(1);
   });
 });
 

@@ -77,7 +77,11 @@ function firstQuery(options: FollowOptions): QueryParams {
   };
 }
 
-/** The link with `wait` set (or removed): the one parameter a follower changes between pages. */
+/**
+ * The link with `wait` set (or removed): the one parameter a follower changes between pages. Set,
+ * never appended: the link of a page asked with `wait` carries it already, and the api refuses a
+ * parameter given twice.
+ */
 function withWait(url: string, wait: number | undefined): string {
   const target = new URL(url);
   if (wait === undefined) target.searchParams.delete('wait');

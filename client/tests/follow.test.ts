@@ -94,6 +94,28 @@ describe('client.follow', () => {
     ]);
   });
 
+  // The links of a waiting page keep its `wait` (docs/partners.md, "Follow the feed"): a follower
+  // that added it again would send it twice, which the api refuses (400 invalid_parameter).
+  test('a link that already carries wait is followed with wait once', async () => {
+    const { position } = await untilCaughtUp();
+    const sent: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push(String(input instanceof Request ? input.url : input));
+      return fetch(input, init);
+    };
+    const follower = createClient({ baseUrl: api.baseUrl, apiKey: f.keys.a, fetch: recording });
+    const positions: string[] = [];
+    // The first page is asked without wait (not known to be caught up yet), the next two with it:
+    // the third follows the link of a waiting page, which carries wait already.
+    for await (const page of follower.follow({ from: position, wait: 1 })) {
+      positions.push(page.position);
+      if (positions.length === 3) break;
+    }
+    const waits = (url: string) => new URL(url).searchParams.getAll('wait');
+    expect(sent.map(waits)).toEqual([[], ['1'], ['1']]);
+    expect(positions.map(waits)).toEqual([[], ['1'], ['1']]);
+  });
+
   test('410 is SyncWindowExpiredError', async () => {
     const { position } = await untilCaughtUp();
     const db = openWriter(companyPath(f.dataDir, COMPANY.A));

@@ -148,9 +148,10 @@ const SHELL: Record<string, { env?: () => Record<string, string>; check: (stdout
   'changes-wait': {
     check: (out) => {
       expect(json(out).data).toEqual([]);
-      // The same position (the link also carries the wait asked for).
+      // The same position, and the link carries the wait asked for, once ("follow it as is").
       const cursor = (url: string) => new URL(url).searchParams.get('cursor');
       expect(cursor(json(out).links.next)).toBe(cursor(changesPosition));
+      expect(new URL(json(out).links.next).searchParams.getAll('wait')).toEqual(['1']);
     },
   },
 };

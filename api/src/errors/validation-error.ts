@@ -42,7 +42,6 @@ function parameterError(entry: AjvError, context: string | undefined): Parameter
 
 function detail(entry: AjvError): string {
   if (entry.keyword === 'type' && entry.params?.type === 'integer') return 'must be an integer';
-  if (entry.keyword === 'type' && entry.params?.type === 'string') return 'must be given once';
   if (entry.keyword === 'format' && entry.params?.format === 'int32')
     return 'must be an integer in the 32-bit range';
   if (entry.keyword === 'format' && entry.params?.format === 'date-time') {

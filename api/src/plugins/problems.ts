@@ -7,11 +7,13 @@ import { toApiError } from '../errors/to-api-error.ts';
 import { ALLOWED_METHODS } from '../http/cors.ts';
 import { isParsedQuery, MALFORMED_PARAMETERS } from '../http/query-string.ts';
 import { checkIntegerSyntax } from '../routing/integer-syntax.ts';
+import { checkSingleValues } from '../routing/single-values.ts';
 
 /**
  * Every answer that is not a success is a problem document (api/README.md, "Errors"): the error handler, the
  * not-found handler (404 for unknown paths, 405 + Allow for a wrong method on a known path) and
- * the check for query strings that are not valid percent-encoded UTF-8.
+ * the checks of a query string before validation: valid percent-encoded UTF-8, each parameter
+ * given once, integers in decimal digits.
  */
 export default fp(
   async (app) => {
@@ -26,7 +28,10 @@ export default fp(
         throw invalidParameter(malformed[0]!, 'is not valid percent-encoded UTF-8');
       }
       const operation = request.routeOptions.config.operation;
-      if (query && operation) checkIntegerSyntax(query, operation);
+      if (query && operation) {
+        checkSingleValues(query, operation);
+        checkIntegerSyntax(query, operation);
+      }
     });
 
     app.setErrorHandler((error, request, reply) => {

@@ -681,9 +681,10 @@ export interface components {
     };
     responses: {
         /**
-         * @description A parameter is invalid (`invalid_parameter`, `errors[]` names each one), a cursor is
-         *     malformed, tampered with or used with another query (`invalid_cursor`), a multi-company key sent no
-         *     `X-Service-Company` (`company_selection_required`), or the request itself is malformed
+         * @description A parameter is invalid or given more than once (`invalid_parameter`, `errors[]` names each
+         *     one), a cursor is malformed, tampered with or used with another query (`invalid_cursor`), a
+         *     multi-company key sent no `X-Service-Company` (`company_selection_required`), or the
+         *     request itself is malformed
          *     (`bad_request`, for example a query string that is not valid UTF-8 percent-encoding).
          */
         BadRequest: {
@@ -974,7 +975,8 @@ export interface components {
         /**
          * @description Seconds (1 to 30) to hold a page that would be empty until a change above its position
          *     commits; 0 or absent answers at once. On timeout the page is empty and `links.next` is the
-         *     same position.
+         *     same position. `links.next` keeps the `wait` asked for: follow it as is (adding `wait` to
+         *     it gives the parameter twice, `400 invalid_parameter`).
          */
         Wait: number;
         /**
@@ -2197,7 +2199,8 @@ export interface operations {
                 /**
                  * @description Seconds (1 to 30) to hold a page that would be empty until a change above its position
                  *     commits; 0 or absent answers at once. On timeout the page is empty and `links.next` is the
-                 *     same position.
+                 *     same position. `links.next` keeps the `wait` asked for: follow it as is (adding `wait` to
+                 *     it gives the parameter twice, `400 invalid_parameter`).
                  */
                 wait?: components["parameters"]["Wait"];
                 /**
