@@ -7,7 +7,7 @@
  * its end. Both read the same page in one snapshot; rounds interleave the two, CPU time per page
  * (process.cpuUsage), median and lowest of the rounds.
  *
- *   pnpm --filter @pda/bench exec node changes-read.ts [--sites 10000,100000,1000000] [--rounds 15] [--pages 1000]
+ *   pnpm --filter @pda/bench exec node api/changes-read.ts [--sites 10000,100000,1000000] [--rounds 15] [--pages 1000]
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +21,8 @@ import {
   readChanges,
   readChangesWithRows,
 } from '@pda/projections/read';
-import { listFixture } from './api-fixture.ts';
+import { listFixture } from '../shared/api-fixture.ts';
+import { repoRoot } from '../shared/paths.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -33,7 +34,7 @@ const { values: args } = parseArgs({
 });
 const rounds = Number(args.rounds);
 const pages = Number(args.pages);
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const TABLES: PageTable[] = ['consumables', 'equipment', 'equipment_categories', 'services', 'sites'];
 // What the api reads for each type's document (api/src/resources/resource.ts, itemColumns).
 const COLUMNS = TABLES.map((table) =>

@@ -4,10 +4,10 @@
  * GET /v1/sites, both from the same api process, on companies of several sizes. Target: a feed
  * page costs at most 1.5× the plain list page, at any company size (docs/decisions/0013).
  *
- *   pnpm --filter @pda/bench exec node api-changes.ts [--sites 10000,100000,1000000]
+ *   pnpm --filter @pda/bench exec node api/changes.ts [--sites 10000,100000,1000000]
  *     [--budget-ms 1500] [--duration 3] [--connections 10]
  *
- * Inputs: api-list's company of each size (bench/api-fixture.ts, cached under .data/bench/; its
+ * Inputs: api-list's company of each size (bench/shared/api-fixture.ts, cached under .data/bench/; its
  * change times follow the order the rows were written). For each size, in one api process:
  * 1. sequential requests, interleaved (one of each per round), median ms: the feed's first page,
  *    a feed page from the middle of the feed and one near its end (reached by following
@@ -22,12 +22,13 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
-import { listFixture } from './api-fixture.ts';
-import { type Measurement, measure } from './api-measure.ts';
-import { answersHealth, benchApiEnv, startServer } from './api-processes.ts';
-import { machine } from './api-report.ts';
-import { deepUrl, sequential } from './api-since-http.ts';
-import { processCpuSeconds } from './process-cpu.ts';
+import { listFixture } from '../shared/api-fixture.ts';
+import { type Measurement, measure } from '../shared/api-measure.ts';
+import { answersHealth, benchApiEnv, startServer } from '../shared/api-processes.ts';
+import { repoRoot, resultsDir } from '../shared/paths.ts';
+import { processCpuSeconds } from '../shared/process-cpu.ts';
+import { machine } from './parts/report.ts';
+import { deepUrl, sequential } from './parts/since-http.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -46,7 +47,7 @@ const load = {
   warmupSeconds: 1,
 };
 
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const log = (line: string) => process.stderr.write(`api-changes: ${line}\n`);
 
 interface SizeResult {
@@ -121,11 +122,11 @@ const date = new Date().toISOString().slice(0, 10);
 const lines = [
   `# change-feed page cost — ${date}`,
   '',
-  'Run with `pnpm --filter @pda/bench exec node api-changes.ts` (see bench/README.md). Not a test.',
+  'Run with `pnpm --filter @pda/bench exec node api/changes.ts` (see bench/README.md). Not a test.',
   '',
   `**Machine:** ${machine()}; 1-minute load average ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end (the load generator runs on the same cores).`,
   '',
-  "**Inputs:** api-list's company of each size (bench/api-fixture.ts: the sites, 8 services, 4 categories, 12 equipment, 6 consumables; change times in the order the rows were written); one api process per size (api/src/main.ts, log level warn); `GET /v1/changes?limit=50` (every type the key reads) against `GET /v1/sites?limit=50`. Sequential: one request at a time, the URLs interleaved, median ms; deep pages reached by following links.next. Load: autocannon, " +
+  "**Inputs:** api-list's company of each size (bench/shared/api-fixture.ts: the sites, 8 services, 4 categories, 12 equipment, 6 consumables; change times in the order the rows were written); one api process per size (api/src/main.ts, log level warn); `GET /v1/changes?limit=50` (every type the key reads) against `GET /v1/sites?limit=50`. Sequential: one request at a time, the URLs interleaved, median ms; deep pages reached by following links.next. Load: autocannon, " +
     `${load.connections} connections, ${load.durationSeconds} s after ${load.warmupSeconds} s of warm-up, the list measured before and after the feed; the api process's CPU (user + system, /proc) over the ${load.durationSeconds} s divided by the requests answered.`,
   '',
   '| sites | request | median ms (sequential) | × list page | rows |',
@@ -165,8 +166,8 @@ for (const result of results) {
   }
 }
 const report = `${lines.join('\n')}\n`;
-const out = join(import.meta.dirname, 'results', `api-changes-${date}.md`);
-mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
+const out = join(resultsDir, `api-changes-${date}.md`);
+mkdirSync(resultsDir, { recursive: true });
 writeFileSync(out, report);
 process.stdout.write(report);
 log(`written to ${out}`);

@@ -5,11 +5,11 @@
  * `Accept-Encoding: gzip, deflate, br` at ≥ 0.7× the plain page's req/s, with bytes ≤ 1.5× the
  * gzip bytes of the settings before (stream pipeline, zlib's default level).
  *
- *   pnpm --filter @pda/bench exec node api-compression.ts [--sites 100000] [--limit 50]
+ *   pnpm --filter @pda/bench exec node api/compression.ts [--sites 100000] [--limit 50]
  *     [--connections 10] [--duration 2] [--warmup 1] [--rounds 3] [--only <substrings of row names, separated by |>]
  *
- * The fixture is api-list.ts's (bench/api-fixture.ts, cached under .data/bench/). Each option runs
- * in an api process of its own (api-compression-server.ts: main.ts with other compression
+ * The fixture is api/list.ts's (bench/shared/api-fixture.ts, cached under .data/bench/). Each option runs
+ * in an api process of its own (api/parts/compression-server.ts: main.ts with other compression
  * settings), all started and warmed up first; then rounds over every row, each row measured
  * between two measurements of the plain page and its ratio taken to those two (the median over
  * rounds is reported).
@@ -32,11 +32,12 @@ import {
 } from 'node:zlib';
 import { COMPRESSION, type CompressionSettings } from '@pda/api';
 import { freePort } from '@pda/projections/testing';
-import type { Variant } from './api-compression-server.ts';
-import { listFixture } from './api-fixture.ts';
-import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
-import { benchApiEnv, printedReady, type Server, startServer } from './api-processes.ts';
-import { machine } from './api-report.ts';
+import { listFixture } from '../shared/api-fixture.ts';
+import { type LoadOptions, type Measurement, measure } from '../shared/api-measure.ts';
+import { benchApiEnv, printedReady, type Server, startServer } from '../shared/api-processes.ts';
+import { repoRoot, resultsDir } from '../shared/paths.ts';
+import type { Variant } from './parts/compression-server.ts';
+import { machine } from './parts/report.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -269,7 +270,7 @@ interface Sample {
   readonly cpuRatio: number;
 }
 
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const log = (line: string) => process.stderr.write(`api-compression: ${line}\n`);
 log(`projection with ${sites} sites (built once, then cached under .data/bench/)`);
 const fixture = listFixture(join(repo, '.data', 'bench'), sites);
@@ -292,7 +293,7 @@ try {
     const port = await freePort();
     const server = await startServer(
       'api',
-      join(import.meta.dirname, 'api-compression-server.ts'),
+      join(import.meta.dirname, 'parts', 'compression-server.ts'),
       port,
       benchApiEnv(fixture.dataDir, port, { BENCH_COMPRESSION: JSON.stringify(group.variant) }),
       printedReady,
@@ -435,11 +436,11 @@ const fragmentNote = fragments
 const date = new Date().toISOString().slice(0, 10);
 const report = `# api compression benchmark — ${date}
 
-Run with \`pnpm --filter @pda/bench exec node api-compression.ts\` (see bench/README.md). Not a test.
+Run with \`pnpm --filter @pda/bench exec node api/compression.ts\` (see bench/README.md). Not a test.
 
 **Machine:** ${machine()}; 1-minute load average ${loadBefore.toFixed(2)} when the measurements started, ${loadAfter.toFixed(2)} at the end (the load generator runs on the same 2 cores; anything else running skews the figures).
 
-**Inputs:** one company with ${sites.toLocaleString('en-US')} sites (bench/api-fixture.ts); \`GET /v1/sites?limit=${limit}\` (page 1); autocannon, ${load.connections} connections, each process warmed up for ${load.warmupSeconds} s, then ${rounds} rounds in which every row is measured for ${load.durationSeconds} s between two ${load.durationSeconds} s measurements of the plain page; each option in an api process of its own (api-compression-server.ts: main.ts's plugins, log level warn). Each answer was checked before it was measured: the Content-Encoding shown, a body that decodes to exactly the plain page, a Content-Length equal to the body (or chunked). Figures are medians over the rounds; "× plain" is a row's req/s over the mean of the plain measurements just before and after it (each round's ratio in brackets), and the same for CPU; "api CPU" is the api process's user + system time per request (/proc), steadier than req/s when other work shares the cores; bytes/response include the headers (autocannon), body B is the body alone.
+**Inputs:** one company with ${sites.toLocaleString('en-US')} sites (bench/shared/api-fixture.ts); \`GET /v1/sites?limit=${limit}\` (page 1); autocannon, ${load.connections} connections, each process warmed up for ${load.warmupSeconds} s, then ${rounds} rounds in which every row is measured for ${load.durationSeconds} s between two ${load.durationSeconds} s measurements of the plain page; each option in an api process of its own (api/parts/compression-server.ts: main.ts's plugins, log level warn). Each answer was checked before it was measured: the Content-Encoding shown, a body that decodes to exactly the plain page, a Content-Length equal to the body (or chunked). Figures are medians over the rounds; "× plain" is a row's req/s over the mean of the plain measurements just before and after it (each round's ratio in brackets), and the same for CPU; "api CPU" is the api process's user + system time per request (/proc), steadier than req/s when other work shares the cores; bytes/response include the headers (autocannon), body B is the body alone.
 
 | option | Accept-Encoding | Content-Encoding | req/s | × plain | p50 ms | p99 ms | bytes/response | body B | api CPU µs/req | × plain (CPU) | answers |
 |---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|
@@ -448,8 +449,8 @@ ${table.join('\n')}
 **Targets**
 ${judged.join('\n')}
 ${fragmentNote}`;
-mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
-const out = join(import.meta.dirname, 'results', `api-compression-${date}.md`);
+mkdirSync(resultsDir, { recursive: true });
+const out = join(resultsDir, `api-compression-${date}.md`);
 if (args.only === undefined) writeFileSync(out, report);
 process.stdout.write(report);
 if (args.only === undefined) log(`written to ${out}`);

@@ -3,9 +3,9 @@
  * by company"): the same list page asked of the company's owner directly and through another
  * writer's api, which forwards it in one hop, in the same run.
  *
- *   pnpm --filter @pda/bench exec node api-hop.ts [--sites 10000] [--duration 10] [--warmup 3]
+ *   pnpm --filter @pda/bench exec node api/hop.ts [--sites 10000] [--duration 10] [--warmup 3]
  *
- * Inputs: api-list.ts's fixture (one company of N sites, one key; built once under .data/bench/).
+ * Inputs: api/list.ts's fixture (one company of N sites, one key; built once under .data/bench/).
  * Two api processes on loopback read the same data directory (both have every key, as split
  * writers do) with one ownership file: `owner` serves the company's partition, `other` the rest.
  * For each path (direct to owner, through other) and each load: `GET /v1/sites?limit=50`, sequential
@@ -21,10 +21,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { companyPartition } from '@pda/projections/model';
 import { freePort } from '@pda/projections/testing';
-import { listFixture } from './api-fixture.ts';
-import { type Measurement, measure } from './api-measure.ts';
-import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
-import { repoRoot } from './stack-env.ts';
+import { listFixture } from '../shared/api-fixture.ts';
+import { type Measurement, measure } from '../shared/api-measure.ts';
+import { answersHealth, benchApiEnv, type Server, startServer } from '../shared/api-processes.ts';
+import { repoRoot, resultsDir } from '../shared/paths.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -101,7 +101,7 @@ async function main() {
     const date = new Date().toISOString().slice(0, 10);
     const document = {
       date,
-      command: `node bench/api-hop.ts ${process.argv.slice(2).join(' ')}`.trim(),
+      command: `node bench/api/hop.ts ${process.argv.slice(2).join(' ')}`.trim(),
       machine: {
         cpu: cpus()[0]?.model.trim(),
         cores: cpus().length,
@@ -119,7 +119,7 @@ async function main() {
       '',
       `Machine: ${document.machine.cores} cores (${document.machine.cpu}), Node ${process.version}; load average ${loadStart[0]?.toFixed(2)} at the start, ${loadavg()[0]?.toFixed(2)} at the end. The owner's api, the forwarding api and autocannon share these cores on loopback.`,
       '',
-      `Inputs: one company of ${sites} sites (api-list.ts's fixture), \`GET ${path}\`, ${durationSeconds} s per row after ${warmupSeconds} s of warm-up; the peer is the same request asked of the owner directly.`,
+      `Inputs: one company of ${sites} sites (api/list.ts's fixture), \`GET ${path}\`, ${durationSeconds} s per row after ${warmupSeconds} s of warm-up; the peer is the same request asked of the owner directly.`,
       '',
       '| path | req/s | mean ms (connections ÷ req/s) | p50 ms | p99 ms | non-2xx / errors |',
       '|---|---:|---:|---:|---:|---|',
@@ -131,7 +131,7 @@ async function main() {
       'autocannon gives latency percentiles in whole milliseconds; with one connection the mean (1,000 ÷ req/s) is the finer figure of what one request costs.',
       '',
     ];
-    const dir = join(repoRoot, 'bench', 'results');
+    const dir = resultsDir;
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `api-hop-${date}.md`);
     writeFileSync(file, lines.join('\n'));

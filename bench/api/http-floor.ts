@@ -5,7 +5,7 @@
  * autocannon from this one. It separates what the framework costs from what the api's per-request
  * work costs.
  *
- *   pnpm --filter @pda/bench exec node http-floor.ts [--bytes 32000] [--rounds 2] [--duration 10]
+ *   pnpm --filter @pda/bench exec node api/http-floor.ts [--bytes 32000] [--rounds 2] [--duration 10]
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { measure } from './api-measure.ts';
+import { measure } from '../shared/api-measure.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),

@@ -3,7 +3,7 @@
  * page 1 and page 20,000 of a 1,000,000-site company, and an item read; targets p99 < 10 ms,
  * page 20,000 as fast as page 1, ≥ 5,000 req/s on this 2-core machine.
  *
- *   pnpm --filter @pda/bench exec node api-list.ts [--sites 1000000] [--page 20000] [--limit 50]
+ *   pnpm --filter @pda/bench exec node api/list.ts [--sites 1000000] [--page 20000] [--limit 50]
  *     [--connections 10] [--duration 10] [--warmup 3] [--rate 1000] [--no-pg]
  *     [--also-env API_READ_THREADS=2] [--out results/<file>.md]
  *
@@ -21,14 +21,15 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
-import { listFixture } from './api-fixture.ts';
-import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
-import { measurePacedWithWrk, wrkAvailable } from './api-measure-wrk.ts';
-import { ensurePgSites } from './api-peer-pg-data.ts';
-import { answersHealth, printedReady, type Server, startServer } from './api-processes.ts';
-import { renderReport } from './api-report.ts';
-import { walkToPage } from './api-walk.ts';
-import { readStackEnv, stackPgClient } from './stack-env.ts';
+import { ensurePgSites } from '../peers/api-pg-data.ts';
+import { listFixture } from '../shared/api-fixture.ts';
+import { type LoadOptions, type Measurement, measure } from '../shared/api-measure.ts';
+import { answersHealth, printedReady, type Server, startServer } from '../shared/api-processes.ts';
+import { benchDir, repoRoot, resultsDir } from '../shared/paths.ts';
+import { readStackEnv, stackPgClient } from '../shared/stack-env.ts';
+import { measurePacedWithWrk, wrkAvailable } from './parts/measure-wrk.ts';
+import { renderReport } from './parts/report.ts';
+import { walkToPage } from './parts/walk.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -68,7 +69,7 @@ if (
 }
 if ((page - 1) * limit >= sites) throw new Error(`page ${page} of ${limit} is past the ${sites} sites`);
 
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const log = (line: string) => process.stderr.write(`api-list: ${line}\n`);
 
 log(`projection with ${sites} sites (built once, then cached under .data/bench/)`);
@@ -149,7 +150,7 @@ try {
     ),
   );
   rows.push(await measure(`api: list page ${page} at ${paced.rate} req/s`, walk.url, auth, paced));
-  // The same fixed rate from a lighter load generator (api-measure-wrk.ts), when wrk is installed.
+  // The same fixed rate from a lighter load generator (api/parts/measure-wrk.ts), when wrk is installed.
   const withWrk = wrkAvailable();
   if (withWrk) {
     rows.push(
@@ -219,7 +220,7 @@ try {
     const peerPort = await freePort();
     const peer = await startServer(
       'pg peer',
-      join(import.meta.dirname, 'api-peer-pg.ts'),
+      join(benchDir, 'peers', 'api-pg.ts'),
       peerPort,
       { ...pgEnv, PEER_PORT: String(peerPort), PEER_COMPANY_ID: fixture.companyId },
       printedReady,
@@ -250,7 +251,7 @@ try {
   const staticPort = await freePort();
   const staticPeer = await startServer(
     'static peer',
-    join(import.meta.dirname, 'api-peer-static.ts'),
+    join(benchDir, 'peers', 'api-static.ts'),
     staticPort,
     { PEER_PORT: String(staticPort), PEER_FILE: deepFile },
     printedReady,
@@ -290,8 +291,8 @@ try {
     },
     rows,
   );
-  mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
-  const out = args.out ?? join(import.meta.dirname, 'results', `api-${date}.md`);
+  mkdirSync(resultsDir, { recursive: true });
+  const out = args.out ?? join(resultsDir, `api-${date}.md`);
   writeFileSync(out, report);
   process.stdout.write(report);
   log(`written to ${out}`);

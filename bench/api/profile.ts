@@ -1,11 +1,11 @@
 /**
- * Where the api's CPU goes on one request shape (NOT a test; companion of api-list.ts):
+ * Where the api's CPU goes on one request shape (NOT a test; companion of api/list.ts):
  *
- *   pnpm --filter @pda/bench exec node api-profile.ts [--sites 1000000] [--path '/v1/sites?limit=50']
+ *   pnpm --filter @pda/bench exec node api/profile.ts [--sites 1000000] [--path '/v1/sites?limit=50']
  *     [--connections 10] [--duration 10] [--warmup 3] [--log-level warn]
  *     [--accept-encoding 'gzip, deflate, br']
  *
- * Starts the api (own process, production plugins, the cached api-list.ts fixture) under
+ * Starts the api (own process, production plugins, the cached api/list.ts fixture) under
  * `node --cpu-prof`, drives it with autocannon, then prints req/s, p99, the api process's CPU time
  * per request (from /proc: steadier than req/s on a shared machine, where the load generator and
  * other work take turns on the same cores) and the profile's breakdown. The .cpuprofile files stay
@@ -17,9 +17,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
 import autocannon from 'autocannon';
-import { listFixture } from './api-fixture.ts';
-import { answersHealth, startServer } from './api-processes.ts';
-import { summarise } from './api-profile-summary.ts';
+import { listFixture } from '../shared/api-fixture.ts';
+import { answersHealth, startServer } from '../shared/api-processes.ts';
+import { repoRoot } from '../shared/paths.ts';
+import { summarise } from './parts/profile-summary.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -34,7 +35,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const fixture = listFixture(join(repo, '.data', 'bench'), Number(args.sites));
 const profileDir = join(repo, '.data', 'bench', `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 mkdirSync(profileDir, { recursive: true });

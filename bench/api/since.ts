@@ -4,11 +4,11 @@
  * unfiltered page of the same sort and depth measured in the same run (the target: at most 2× it;
  * projections/README.md, "Pages with a since"), and whole walks of since answers.
  *
- *   pnpm --filter @pda/bench exec node api-since.ts [--sites 1000000] [--budget-ms 800]
+ *   pnpm --filter @pda/bench exec node api/since.ts [--sites 1000000] [--budget-ms 800]
  *     [--before-repo /path/to/checkout] [--no-http] [--no-walks] [--walk-repeats 2]
  *     [--duration 3] [--connections 10]
  *
- * Inputs (built once, cached under .data/bench/; bench/api-since-fixture.ts): api-list's company
+ * Inputs (built once, cached under .data/bench/; bench/api/parts/since-fixture.ts): api-list's company
  * as it is (change times follow created_at: the clustered worst case) and a copy with shuffled
  * change times plus tombstones. With --before-repo (a checkout of the code before, with its own
  * `pnpm install --offline`), that checkout's fixture code builds the same inputs under its own
@@ -18,8 +18,8 @@
  *    µs per page (median), rows on it, whether it stopped at its budget (short), the unfiltered
  *    peer; the same with the before code on its file; the clustered file for the sorts its change
  *    times follow; this code's plans forced around their threshold; readDeletions against the
- *    statement of 37854c8 (bench/api-since-before.ts).
- * 2. whole walks (api-since-walk.ts): every page of the answer of 0.1 %, 1 % and 10 % of the sites,
+ *    statement of 37854c8 (bench/api/parts/since-before.ts).
+ * 2. whole walks (api/parts/since-walk.ts): every page of the answer of 0.1 %, 1 % and 10 % of the sites,
  *    sorted by id, name, created_at and updated_at (shuffled) and by created_at and updated_at
  *    (clustered), pages of 50 and 200: pages, short pages, total and slowest page, both sides.
  * 3. the api in its own process (api/src/main.ts, overlap 0 so the since is exact): sequential
@@ -30,22 +30,23 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { changedPlanMax } from '@pda/projections/read';
 import { freePort } from '@pda/projections/testing';
-import { type LoadOptions, type Measurement, measure } from './api-measure.ts';
-import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
+import { type LoadOptions, type Measurement, measure } from '../shared/api-measure.ts';
+import { answersHealth, benchApiEnv, type Server, startServer } from '../shared/api-processes.ts';
+import { checkoutBenchFile } from '../shared/checkout-file.ts';
+import { repoRoot, resultsDir } from '../shared/paths.ts';
 import {
   ensureTombstones,
   type SinceFixture,
   sinceFixture,
   TOMBSTONES_PER_TABLE,
-} from './api-since-fixture.ts';
-import { deepUrl, type HttpRow, sequential } from './api-since-http.ts';
+} from './parts/since-fixture.ts';
+import { deepUrl, type HttpRow, sequential } from './parts/since-http.ts';
 import {
   type CrossoverRow,
   type DeletionsRow,
@@ -57,9 +58,9 @@ import {
   type ReadSide,
   SORTS,
   type SortCase,
-} from './api-since-pages.ts';
-import { renderSinceReport } from './api-since-report.ts';
-import { bestWalks, type WalkRow } from './api-since-walk.ts';
+} from './parts/since-pages.ts';
+import { renderSinceReport } from './parts/since-report.ts';
+import { bestWalks, type WalkRow } from './parts/since-walk.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -78,7 +79,7 @@ const sites = Number(args.sites);
 const budgetMs = Number(args['budget-ms']);
 const walkRepeats = Number(args['walk-repeats']);
 if (!Number.isInteger(sites) || sites < 1000) throw new Error('--sites must be an integer >= 1000');
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const log = (line: string) => process.stderr.write(`api-since: ${line}\n`);
 const notes: string[] = [];
 
@@ -98,12 +99,9 @@ const sides: Side[] = [];
 }
 const beforeRepo = args['before-repo'];
 if (beforeRepo !== undefined) {
-  if (!existsSync(join(beforeRepo, 'bench', 'api-since-fixture.ts')))
-    throw new Error(`${beforeRepo}: no bench/api-since-fixture.ts`);
+  const fixtureCode = checkoutBenchFile(beforeRepo, 'api/parts/since-fixture.ts', 'api-since-fixture.ts');
   log(`inputs of the before side, built by ${beforeRepo}'s own code`);
-  const code = (await import(
-    pathToFileURL(join(beforeRepo, 'bench', 'api-since-fixture.ts')).href
-  )) as typeof import('./api-since-fixture.ts');
+  const code = (await import(fixtureCode)) as typeof import('./parts/since-fixture.ts');
   const fixture = code.sinceFixture(join(beforeRepo, '.data', 'bench'), sites);
   code.ensureTombstones(fixture);
   sides.push({ name: 'before', checkout: beforeRepo, read: await loadReadSide(beforeRepo), fixture });
@@ -369,7 +367,7 @@ function commitOf(checkout: string): string {
     : commit;
 }
 const schema = (side: Side) =>
-  `${side.name} (${side.checkout}, ${commitOf(side.checkout)}): company files of ${fileMiB(side.fixture.clustered)} MiB (clustered) and ${fileMiB(side.fixture.shuffled)} MiB (shuffled), api-list's fixture ${side.fixture.clustered.buildSeconds} s to build, the shuffled copy ${side.fixture.shuffleSeconds} s, each built by this side's own code (bench/api-fixture.ts, api-since-fixture.ts: ProjectionStore.applyBatch, then one UPDATE of every change time)`;
+  `${side.name} (${side.checkout}, ${commitOf(side.checkout)}): company files of ${fileMiB(side.fixture.clustered)} MiB (clustered) and ${fileMiB(side.fixture.shuffled)} MiB (shuffled), api-list's fixture ${side.fixture.clustered.buildSeconds} s to build, the shuffled copy ${side.fixture.shuffleSeconds} s, each built by this side's own code (bench/shared/api-fixture.ts, api/parts/since-fixture.ts: ProjectionStore.applyBatch, then one UPDATE of every change time)`;
 const report = renderSinceReport({
   date,
   commit: commitOf(repo),
@@ -393,8 +391,8 @@ const report = renderSinceReport({
   throughput,
   notes,
 });
-mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
-const out = join(import.meta.dirname, 'results', `api-since-${date}.md`);
+mkdirSync(resultsDir, { recursive: true });
+const out = join(resultsDir, `api-since-${date}.md`);
 writeFileSync(out, report);
 process.stdout.write(report);
 log(`written to ${out}`);

@@ -3,16 +3,16 @@
  * a field-service change stream (80 % creates, 20 % updates of earlier rows), applied in batches
  * of B into a temp data dir. Reports events/s, the split plan / company files / control, the CPU
  * time per event (steadier than wall time on a shared machine), peak RSS.
- *   node projections/scripts/bench-apply.ts [events=200000] [companies=300] [batch=10000] [updateEvery=5]
+ *   node bench/ingest/apply.ts [events=200000] [companies=300] [batch=10000] [updateEvery=5]
  * updateEvery=5: every 5th change updates an earlier row (the rest create rows); 1 = a second pass
  * of updates only after creating the rows (steady-state CDC), measured on its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Change, SourceTable } from '../src/model/index.ts';
-import { makeUpsert, sampleRow } from '../src/testing/index.ts';
-import { ProjectionStore } from '../src/write/index.ts';
+import type { Change, SourceTable } from '@pda/projections/model';
+import { makeUpsert, sampleRow } from '@pda/projections/testing';
+import { ProjectionStore } from '@pda/projections/write';
 
 const [events = 200_000, companies = 300, batchSize = 10_000, updateEvery = 5] = process.argv
   .slice(2)

@@ -1,9 +1,9 @@
 /**
  * The three wire formats of change events, measured in ONE run (issue 14; NOT a test):
  *
- *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-formats.ts [--events 100000] [--companies 300] [--decode-sample 50000] [--batch-bytes 16384]
+ *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest/formats.ts [--events 100000] [--companies 300] [--decode-sample 50000] [--batch-bytes 16384]
  *
- * The same generated events (ingest-throughput.ts' mix: creates then 20 % updates over 300
+ * The same generated events (ingest/throughput.ts' mix: creates then 20 % updates over 300
  * companies) are written into fresh topics of the running stack's Kafka, in each format:
  *   - JSON with inline schemas (JsonConverter schemas.enable=true),
  *   - schema-less JSON (schemas.enable=false; ingest takes types from schemas/*.avsc),
@@ -45,10 +45,11 @@ import {
 import type { Change, SourceTable } from '@pda/projections/model';
 import { ProjectionStore } from '@pda/projections/write';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
-import { MIX, MIX_SLOTS } from './change-mix.ts';
-import { benchWorker } from './ingest-worker.ts';
-import { kafkaBrokers, readStackEnv, repoRoot } from './stack-env.ts';
-import { createDataTopics, fillTopics } from './topic-fill.ts';
+import { MIX, MIX_SLOTS } from '../shared/change-mix.ts';
+import { benchWorker } from '../shared/ingest-worker.ts';
+import { repoRoot } from '../shared/paths.ts';
+import { kafkaBrokers, readStackEnv } from '../shared/stack-env.ts';
+import { createDataTopics, fillTopics } from '../shared/topic-fill.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -65,7 +66,7 @@ const COMPANIES = Number(args.companies);
 const SAMPLE = Math.min(Number(args['decode-sample']), N);
 const BATCH_BYTES = Number(args['batch-bytes']);
 // zstd through the codec ingest registers (Node's zlib): what the connector writes since the
-// pipeline benchmark measured its cost (bench/pipeline.ts). `--compressions` picks a subset.
+// pipeline benchmark measured its cost (bench/pipeline/stages.ts). `--compressions` picks a subset.
 const ALL_COMPRESSIONS = [
   ['none', CompressionTypes.None],
   ['gzip', CompressionTypes.GZIP],

@@ -6,10 +6,10 @@
  * by this checkout's code on a file of its schema and by another checkout's (the code before, on
  * a file its own code built), in the same run.
  *
- *   pnpm --filter @pda/bench exec node sort-index-writes.ts --before-repo /path/to/checkout
+ *   pnpm --filter @pda/bench exec node ingest/sort-index-writes.ts --before-repo /path/to/checkout
  *     [--sites 100000] [--events 20000] [--batch 2000] [--rounds 3]
  *
- * Each round copies each side's fixture (api-list's company, bench/api-fixture.ts, built once by
+ * Each round copies each side's fixture (api-list's company, bench/shared/api-fixture.ts, built once by
  * that side's code under its .data/bench/) to a scratch directory, then applies `events` inserts
  * of new sites and `events` updates of existing sites picked at random (every column rewritten, a
  * new updated_at: what a Debezium update carries), in applyBatch calls of `batch` changes. The
@@ -25,7 +25,9 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Change, Row } from '@pda/projections/model';
 import { makeUpsert, seededRandom } from '@pda/projections/testing';
-import { type listFixture, siteRows } from './api-fixture.ts';
+import { type listFixture, siteRows } from '../shared/api-fixture.ts';
+import { checkoutBenchFile } from '../shared/checkout-file.ts';
+import { repoRoot } from '../shared/paths.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -43,7 +45,7 @@ const batchSize = Number(args.batch);
 const rounds = Number(args.rounds);
 const beforeRepo = args['before-repo'];
 if (beforeRepo === undefined) throw new Error('--before-repo is required (the checkout of the code before)');
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const log = (line: string) => process.stderr.write(`sort-index-writes: ${line}\n`);
 
 interface Store {
@@ -60,7 +62,9 @@ interface Side {
 
 async function side(name: string, checkout: string): Promise<Side> {
   const at = (path: string) => pathToFileURL(join(checkout, path)).href;
-  const fixtures = (await import(at('bench/api-fixture.ts'))) as typeof import('./api-fixture.ts');
+  const fixtures = (await import(
+    checkoutBenchFile(checkout, 'shared/api-fixture.ts', 'api-fixture.ts')
+  )) as typeof import('../shared/api-fixture.ts');
   const write = (await import(
     at('projections/src/write/index.ts')
   )) as typeof import('@pda/projections/write');

@@ -2,7 +2,7 @@
  * Ingest throughput benchmark (NOT a test; target ≥ 50,000 events/s applied on 2 cores:
  * docs/architecture.md#performance-targets).
  *
- *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest-throughput.ts [--events 200000] [--companies 300] [--bare]
+ *   pnpm --filter @pda/bench exec node --max-semi-space-size=64 ingest/throughput.ts [--events 200000] [--companies 300] [--bare]
  *     [--jdbc-sink [--jdbc-batch 2000] [--jdbc-tasks 2]]
  *
  * Fills fresh topics `<bench prefix>.public.<table>` of the running stack's Kafka (.stack/env) with
@@ -18,7 +18,7 @@
  *      of the size the worker's apply calls averaged (what the apply thread does);
  *   5. peer: applying the same decoded changes with one transaction per event (a sample);
  *   6. with --jdbc-sink: Debezium's JDBC sink connector in the stack's Kafka Connect, consuming the
- *      same topics into PostgreSQL (jdbc-sink-peer.ts; batch size and tasks from --jdbc-batch,
+ *      same topics into PostgreSQL (peers/jdbc-sink.ts; batch size and tasks from --jdbc-batch,
  *      --jdbc-tasks) — the peer a platform team would deploy instead of ingest.
  * Peers 2 and 4 show each thread's ceiling: the two-thread worker cannot beat the slower of the two,
  * and then only if the threads overlap perfectly on two otherwise idle cores.
@@ -33,11 +33,11 @@ import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
 import type { Change, SourceTable } from '@pda/projections/model';
 import { ProjectionStore } from '@pda/projections/write';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
-import { MIX, MIX_SLOTS } from './change-mix.ts';
-import { benchWorker } from './ingest-worker.ts';
-import { jdbcSinkAvailable, measureJdbcSink } from './jdbc-sink-peer.ts';
-import { kafkaBrokers } from './stack-env.ts';
-import { createDataTopics, fillTopics } from './topic-fill.ts';
+import { jdbcSinkAvailable, measureJdbcSink } from '../peers/jdbc-sink.ts';
+import { MIX, MIX_SLOTS } from '../shared/change-mix.ts';
+import { benchWorker } from '../shared/ingest-worker.ts';
+import { kafkaBrokers } from '../shared/stack-env.ts';
+import { createDataTopics, fillTopics } from '../shared/topic-fill.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),

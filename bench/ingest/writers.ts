@@ -3,18 +3,18 @@
  * rate of one writer holding every partition and of two writers holding half each, on the same
  * partitioned topics, in the same run.
  *
- *   pnpm --filter @pda/bench exec node writers.ts [--companies 100] [--events 200000] [--partitions 4]
+ *   pnpm --filter @pda/bench exec node ingest/writers.ts [--companies 100] [--events 200000] [--partitions 4]
  *     [--rounds 2]
  *
  * On the running stack's Kafka: fresh topics, the six tenant topics with --partitions partitions and
- * the control topics with one, filled with real-shaped Debezium events (tenant-fanout-events.ts:
+ * the control topics with one, filled with real-shaped Debezium events (shared/tenant-events.ts:
  * the companies, a key granting them all, then the table mix over the companies, uniform), each on
  * its company's partition as PartitionRouting puts it (`companyPartition`). Then, alternately for
  * --rounds rounds:
  *   one: a writer whose ownership file gives it every partition;
  *   two: writers "a" (even partitions) and "b" (odd) at once, each in its own process, group and
  *        data directory, each expecting the control events plus its companies' events.
- * Each writer is the real worker in a child process (tenant-fanout-ingest.ts). The aggregate rate is
+ * Each writer is the real worker in a child process (shared/run-ingest.ts). The aggregate rate is
  * every data event ÷ the slower writer's seconds (process start included); per writer: its events,
  * seconds, events/s and CPU seconds. On a 2-core machine shared with the broker the two writers
  * share the same cores, so the gain is bounded by the machine: the report says so.
@@ -28,17 +28,18 @@ import { parseArgs } from 'node:util';
 import { newKeyMaterial } from '@pda/operator-tools/keys';
 import { companyPartition } from '@pda/projections/model';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokers, repoRoot } from './stack-env.ts';
+import { codeState, machine } from '../shared/machine.ts';
+import { repoRoot, resultsDir } from '../shared/paths.ts';
+import { type IngestResult, runIngest } from '../shared/run-ingest.ts';
+import { kafkaBrokers } from '../shared/stack-env.ts';
 import {
   CASE_TABLES,
   type CaseEvents,
   caseEvents,
   DATA_TABLES,
   setupEventCount,
-} from './tenant-fanout-events.ts';
-import { type IngestResult, runIngest } from './tenant-fanout-ingest.ts';
-import { codeState, machine } from './tenant-fanout-machine.ts';
-import { createDataTopics, fillTopics } from './topic-fill.ts';
+} from '../shared/tenant-events.ts';
+import { createDataTopics, fillTopics } from '../shared/topic-fill.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -243,14 +244,14 @@ async function main() {
     const date = new Date().toISOString().slice(0, 10);
     const document = {
       date,
-      command: `node bench/writers.ts ${process.argv.slice(2).join(' ')}`.trim(),
+      command: `node bench/ingest/writers.ts ${process.argv.slice(2).join(' ')}`.trim(),
       machine: machine(loadStart, 'inherited'),
       code,
       inputs: { companies, dataEvents, partitions, rounds, eventsByPartition },
       results,
     };
     process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-    const dir = join(repoRoot, 'bench', 'results');
+    const dir = resultsDir;
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `writers-${date}.md`);
     writeFileSync(file, renderReport(document, results));

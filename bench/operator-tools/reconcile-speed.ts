@@ -2,7 +2,7 @@
  * reconcile's speed on one large company: rows compared per second and the process's peak RSS
  * (the comparison streams both sides in key order, so memory must not grow with the company).
  *
- *   node bench/reconcile-speed.ts [--sites N] [--keep]
+ *   node bench/operator-tools/reconcile-speed.ts [--sites N] [--keep]
  *
  * The company is seeded (the dev world's seed, N sites with one contact each, default 100,000) into a schema of
  * its own, `bench_reconcile`, in the stack's PostgreSQL: not captured by Debezium, so the shared
@@ -24,8 +24,9 @@ import { reconcile } from '@pda/operator-tools/reconcile';
 import { makeUpsert } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
 import pg from 'pg';
-import { SourceReader } from '../operator-tools/reconcile/source.ts';
-import { CONTROL_PLANS, TENANT_PLANS } from '../operator-tools/reconcile/tables.ts';
+import { SourceReader } from '../../operator-tools/reconcile/source.ts';
+import { CONTROL_PLANS, TENANT_PLANS } from '../../operator-tools/reconcile/tables.ts';
+import { repoRoot } from '../shared/paths.ts';
 
 const SCHEMA = 'bench_reconcile';
 const { values } = parseArgs({
@@ -70,7 +71,7 @@ async function seed(): Promise<string> {
   if (existing && values.keep) return existing;
   await client.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE; CREATE SCHEMA "${SCHEMA}"`);
   await client.query(`SET search_path TO "${SCHEMA}", public`);
-  await client.query(readFileSync(join(import.meta.dirname, '..', 'dev-world', 'db', 'schema.sql'), 'utf8'));
+  await client.query(readFileSync(join(repoRoot, 'dev-world', 'db', 'schema.sql'), 'utf8'));
   const started = performance.now();
   const result = await seedDatabase(client, {
     seed: 'reconcile-bench',

@@ -1,12 +1,12 @@
 /**
- * The PostgreSQL peer's data: the same site rows as the projection file (bench/api-fixture.ts,
+ * The PostgreSQL peer's data: the same site rows as the projection file (bench/shared/api-fixture.ts,
  * same generator, seed and timestamps) in `bench_api.sites`, an UNLOGGED copy of public.sites with
  * its indexes (primary key, (company_id, id)). Unlogged and outside the publication: loading a
  * million rows writes no WAL for Debezium to capture and never reaches the stack's topics.
  * Loaded once; a later run with the same seed and size reuses it.
  */
 import type pg from 'pg';
-import { siteRows } from './api-fixture.ts';
+import { siteRows } from '../shared/api-fixture.ts';
 
 const CHUNK = 5_000;
 

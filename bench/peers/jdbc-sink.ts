@@ -2,7 +2,7 @@
  * The peer a platform team would deploy instead of ingest: Debezium's JDBC sink connector, in the
  * stack's Kafka Connect, consuming the ingest benchmark's pre-filled topics into PostgreSQL tables
  * (upserts keyed by the record key, deletes enabled, tables created by the sink). Used by
- * ingest-throughput.ts --jdbc-sink, in the same run as the ingest worker.
+ * ingest/throughput.ts --jdbc-sink, in the same run as the ingest worker.
  *
  * Needs a Connect worker started with the plugin: `PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up`
  * (fetches io.debezium:debezium-connector-jdbc once, same version as the source connector).
@@ -12,7 +12,7 @@
  * elapsed time is exact to about a second; the rows written are counted afterwards as a check.
  */
 import type { Admin } from 'kafkajs';
-import { connectRest, converterSettings, readStackEnv, stackPgClient } from './stack-env.ts';
+import { connectRest, converterSettings, readStackEnv, stackPgClient } from '../shared/stack-env.ts';
 
 export interface JdbcSinkSettings {
   /** Records per JDBC batch (the sink's `batch.size`) and per consumer poll (`max.poll.records`). */

@@ -3,7 +3,7 @@
  * commit to visible in the API at 1,000 changes/s).
  *
  *   bash dev-world/stack/stack.sh up
- *   pnpm --filter @pda/bench exec node freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
+ *   pnpm --filter @pda/bench exec node pipeline/freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
  *        [--cold] [--restart-connect-at S]
  *
  * On the running native stack, through the shipped connector (PostgreSQL → Debezium → Kafka):
@@ -16,7 +16,7 @@
  *      way the api reads it, no cache in between — and records when each token became visible;
  *   4. peer, same run: a bare kafkajs consumer of the sites topic records when each token reached
  *      Kafka (Debezium's share of the latency);
- *   5. a partner following the change feed (GET /v1/changes with `wait`, feed-follower.ts) on an
+ *   5. a partner following the change feed (GET /v1/changes with `wait`, pipeline/parts/feed-follower.ts) on an
  *      api over the same files records when each token reached it.
  * Prints one JSON document: commit → in Kafka, commit → visible and commit → feed (p50, p90, p99,
  * max), rates, and commit → visible per window of --window seconds of commit time (the timeline:
@@ -36,9 +36,10 @@ import type { ProjectionDb } from '@pda/projections/model';
 import { openCompanyReader } from '@pda/projections/read';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { followSitesFeed } from './feed-follower.ts';
-import { benchWorker } from './ingest-worker.ts';
-import { kafkaBrokers, readStackEnv, repoRoot, stackEnvFile } from './stack-env.ts';
+import { benchWorker } from '../shared/ingest-worker.ts';
+import { repoRoot } from '../shared/paths.ts';
+import { kafkaBrokers, readStackEnv, stackEnvFile } from '../shared/stack-env.ts';
+import { followSitesFeed } from './parts/feed-follower.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),

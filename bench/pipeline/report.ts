@@ -1,6 +1,7 @@
 /** The pipeline benchmark's JSON as Markdown: one table per variant, then the ratios the targets name. */
-import type { StageResult } from './pipeline.ts';
-import type { CpuSample } from './process-cpu.ts';
+
+import type { CpuSample } from '../shared/process-cpu.ts';
+import type { StageResult } from './stages.ts';
 
 interface Variant {
   readonly rows: number;
@@ -81,7 +82,7 @@ export function renderPipelineReport(report: Report): string {
 }
 
 /**
- * Before/after pairs: the same variant run with two settings (two pipeline.ts documents each, same
+ * Before/after pairs: the same variant run with two settings (two pipeline/stages.ts documents each, same
  * order), one table per variant with each stage's events/s and summed CPU µs/event side by side.
  */
 export function renderPipelinePairs(pairs: readonly { before: Report; after: Report }[]): string {
@@ -129,13 +130,13 @@ export function renderPipelinePairs(pairs: readonly { before: Report; after: Rep
   ].join('\n');
 }
 
-// `node pipeline-report.ts before.json after.json [before2.json after2.json …]`: the pairs as Markdown.
+// `node pipeline/report.ts before.json after.json [before2.json after2.json …]`: the pairs as Markdown.
 if (import.meta.main) {
   const { readFileSync } = await import('node:fs');
   const files = process.argv.slice(2);
   if (files.length === 0 || files.length % 2 !== 0) {
     process.stderr.write(
-      'usage: node pipeline-report.ts before.json after.json [before.json after.json …]\n',
+      'usage: node pipeline/report.ts before.json after.json [before.json after.json …]\n',
     );
     process.exit(2);
   }

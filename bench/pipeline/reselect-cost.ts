@@ -4,7 +4,7 @@
 // peer, measured in the same run, is the same partitioned connector without the post processor
 // (the event keeps Debezium's placeholder, as with the shipped single-partition connector).
 //
-//   pnpm --filter @pda/bench exec node reselect-cost.ts [--rows 10000] [--notes-kb 16] [--rounds 2]
+//   pnpm --filter @pda/bench exec node pipeline/reselect-cost.ts [--rows 10000] [--notes-kb 16] [--rounds 2]
 //
 // A private database (`stack.sh database create` with the replica identity), ROWS sites of one
 // company with notes of about NOTES_KB KiB of hex text (TOASTed), then per round and variant a
@@ -18,13 +18,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { partitionedConnectorOverlay, stackDir } from '@pda/dev-world/stack';
 import { Kafka, logLevel } from 'kafkajs';
+import { kafkaBrokers, readStackEnv, stackPgClient } from '../shared/stack-env.ts';
 import {
   createBenchDatabase,
   deletePrefixTopics,
   dropBenchDatabase,
   startBenchConnector,
-} from './pipeline-source.ts';
-import { kafkaBrokers, readStackEnv, stackPgClient } from './stack-env.ts';
+} from './parts/source.ts';
 
 const { values } = parseArgs({
   options: {

@@ -3,7 +3,7 @@
  * Debezium in Kafka Connect → Kafka → ingest, and Debezium's JDBC sink as the peer.
  *
  *   PDA_STACK_JDBC_SINK=1 bash dev-world/stack/stack.sh up
- *   pnpm --filter @pda/bench exec node pipeline.ts [--rows 200000] [--shapes one,many] [--formats avro,json]
+ *   pnpm --filter @pda/bench exec node pipeline/stages.ts [--rows 200000] [--shapes one,many] [--formats avro,json]
  *        [--stages whole,snapshot,streaming,ingest,rebuild,jdbc-sink] [--connector key=value ...] [--ingest INGEST_X=value ...]
  *
  * For each size, shape (one company of rows/2 sites with one contact each, or 100 companies
@@ -33,9 +33,11 @@ import { type AvscTypes, loadAvscTypes, parseConfig, rebuild } from '@pda/ingest
 import { openCompanyReader } from '@pda/projections/read';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
-import { type BenchWorkerMetrics, benchWorker, benchWorkerEnv } from './ingest-worker.ts';
-import { jdbcSinkAvailable, measureJdbcSink } from './jdbc-sink-peer.ts';
-import { renderPipelineReport } from './pipeline-report.ts';
+import { jdbcSinkAvailable, measureJdbcSink } from '../peers/jdbc-sink.ts';
+import { type BenchWorkerMetrics, benchWorker, benchWorkerEnv } from '../shared/ingest-worker.ts';
+import { repoRoot } from '../shared/paths.ts';
+import { type CpuSample, cpuBetween, sampleCpu } from '../shared/process-cpu.ts';
+import { kafkaBrokers, readStackEnv } from '../shared/stack-env.ts';
 import {
   type BenchConnector,
   type BenchConnectorOptions,
@@ -49,9 +51,8 @@ import {
   seedBenchDatabase,
   startBenchConnector,
   warnIfStackSlotLost,
-} from './pipeline-source.ts';
-import { type CpuSample, cpuBetween, sampleCpu } from './process-cpu.ts';
-import { kafkaBrokers, readStackEnv } from './stack-env.ts';
+} from './parts/source.ts';
+import { renderPipelineReport } from './report.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -446,7 +447,7 @@ async function runVariant(rows: number, shape: 'one' | 'many', format: Connector
     id,
     database,
     counts: countsFor(rows, shape),
-    stackDir: readStackEnv().PDA_STACK_DIR ?? join(import.meta.dirname, '../.stack'),
+    stackDir: readStackEnv().PDA_STACK_DIR ?? join(repoRoot, '.stack'),
     timeoutMs: Math.max(600_000, rows * 20),
     admin,
     avscTypes: await loadAvscTypes(),

@@ -1,7 +1,7 @@
 /**
  * Start-up time and memory of both deployables (not a test).
  *
- *   pnpm --filter @pda/bench exec node startup.ts [--runs 5]
+ *   pnpm --filter @pda/bench exec node pipeline/startup.ts [--runs 5]
  *        [--node /path/to/node] [--repo /path/to/checkout] [--loader strip|tsx]
  *
  * Each run starts a deployable as its start script does (`node src/main.ts`, or with
@@ -19,7 +19,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
-import { kafkaBrokers, repoRoot } from './stack-env.ts';
+import { repoRoot } from '../shared/paths.ts';
+import { kafkaBrokers } from '../shared/stack-env.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,8 +1,8 @@
 /**
- * Inputs of the api benchmark (bench/api-list.ts), built once and cached under .data/bench/:
+ * Inputs of the api benchmark (bench/api/list.ts), built once and cached under .data/bench/:
  * one company with N sites (the dev world's deterministic seed generator) in a projection file built through
  * the projections apply path (ProjectionStore.applyBatch, what ingest does), one API key in
- * control.sqlite. The PostgreSQL peer's copy of the same rows is in bench/api-peer-pg-data.ts.
+ * control.sqlite. The PostgreSQL peer's copy of the same rows is in bench/peers/api-pg-data.ts.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -11,7 +11,7 @@ export interface LoadOptions {
   readonly warmupSeconds: number;
   /** Requests per second over all connections; undefined = as fast as the server answers. */
   readonly rate?: number | undefined;
-  /** Changes each request before it is sent (e.g. a header drawn per request: tenant-fanout.ts). */
+  /** Changes each request before it is sent (e.g. a header drawn per request: tenants/fanout.ts). */
   readonly setupRequest?: ((request: autocannon.Request) => autocannon.Request) | undefined;
 }
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 export interface Server {
   readonly base: string;
-  /** Process id of the child (its CPU time is read from /proc by api-profile.ts). */
+  /** Process id of the child (its CPU time is read from /proc by api/profile.ts). */
   readonly pid: number;
   /** The last 20,000 characters the child wrote (stdout and stderr). */
   output(): string;

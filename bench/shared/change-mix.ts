@@ -1,6 +1,6 @@
 /**
  * The benchmarks' change stream: the mix of tables a field-service company's changes spread over
- * (ingest-throughput.ts, tenant-fanout.ts). Companies are not in it: they come first, once each.
+ * (ingest/throughput.ts, tenants/fanout.ts). Companies are not in it: they come first, once each.
  */
 import type { SourceTable } from '@pda/projections/model';
 

@@ -1,8 +1,8 @@
 /**
- * The ingest worker of tenant-fanout.ts in a process of its own, so its descriptors and memory
+ * The ingest worker of tenants/fanout.ts in a process of its own, so its descriptors and memory
  * can be read from /proc (and capped with prlimit) apart from the benchmark's.
  *
- *   node tenant-fanout-ingest-child.ts --group G --prefix P --data-dir D --expect N --data-tables a,b
+ *   node shared/ingest-child.ts --group G --prefix P --data-dir D --expect N --data-tables a,b
  *
  * Speaks to the parent in stdout lines starting with `FANOUT ` (JSON): `progress` every second,
  * `done` once N events are handled (then it keeps the worker running, files open, until SIGTERM),
@@ -89,7 +89,7 @@ const running = worker.run().then(
   },
 );
 
-// Steady rate as ingest-throughput.ts measures it: from the first applied chunk on.
+// Steady rate as ingest/throughput.ts measures it: from the first applied chunk on.
 let first: { at: number; all: number; data: number } | undefined;
 // The rate of changes to companies that already have their file: from the moment the writer has
 // opened every company's file (creating a file costs ~2 ms once; a fresh data directory pays it

@@ -1,10 +1,10 @@
 /**
- * The machine and the code a tenant-fanout.ts run measured: CPU, memory, kernel, Node, descriptor
+ * The machine and the code a tenants/fanout.ts run measured: CPU, memory, kernel, Node, descriptor
  * limits, load average; the commit and the files that differed from it when the run started.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { type NofileLimit, nofileLimit } from './tenant-fanout-proc.ts';
+import { type NofileLimit, nofileLimit } from './process-stats.ts';
 
 export type ChildrenNofile =
   | 'inherited'

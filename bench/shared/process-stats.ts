@@ -1,5 +1,5 @@
 /**
- * What tenant-fanout.ts reads from the system about a child process and a data directory: memory
+ * What tenants/fanout.ts reads from the system about a child process and a data directory: memory
  * and open descriptors from /proc, the descriptor limit, the disk a projection takes.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * One ingest measurement of tenant-fanout.ts: the real worker in a child process
- * (tenant-fanout-ingest-child.ts, optionally under a launcher such as `prlimit --nofile=N:N`)
+ * One ingest measurement of tenants/fanout.ts: the real worker in a child process
+ * (shared/ingest-child.ts, optionally under a launcher such as `prlimit --nofile=N:N`)
  * consumes a case's pre-filled topics into a fresh data directory. When every event is handled,
  * and while its files are still open, its memory, descriptors and the directory's disk are read;
  * then it is stopped (drain, commit, close) and its log's errors are counted.
@@ -14,7 +14,7 @@ import {
   nofileLimit,
   type ProcessStats,
   processStats,
-} from './tenant-fanout-proc.ts';
+} from './process-stats.ts';
 
 export interface IngestOptions {
   readonly groupId: string;
@@ -28,7 +28,7 @@ export interface IngestOptions {
   readonly launcher: readonly string[];
   /** Give up when nothing more is handled for this long. */
   readonly stallSeconds: number;
-  /** INGEST_* variables the child's worker gets on top of the benchmark's (writers.ts: ownership). */
+  /** INGEST_* variables the child's worker gets on top of the benchmark's (ingest/writers.ts: ownership). */
   readonly ingestEnv?: Readonly<Record<string, string>>;
 }
 
@@ -72,7 +72,7 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     // What ingest's start script gives the worker (ingest/package.json).
     '--max-semi-space-size=64',
     '--disable-warning=TimeoutNegativeWarning',
-    join(import.meta.dirname, 'tenant-fanout-ingest-child.ts'),
+    join(import.meta.dirname, 'ingest-child.ts'),
     '--group',
     options.groupId,
     '--prefix',

@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readStackEnv } from '@pda/dev-world/stack';
 import pg from 'pg';
+import { repoRoot } from './paths.ts';
 
 export { readStackEnv, stackEnvFile } from '@pda/dev-world/stack';
-
-export const repoRoot = join(import.meta.dirname, '..');
 
 /** Kafka brokers from PDA_KAFKA_BROKERS (environment first, then the stack's env file). */
 export function kafkaBrokers(): string[] {

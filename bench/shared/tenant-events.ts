@@ -1,6 +1,6 @@
 /**
- * Inputs of tenant-fanout.ts: how changes and requests spread over companies, and the Debezium
- * events of one case (encoded as ingest-throughput.ts encodes them: @pda/ingest/testing).
+ * Inputs of tenants/fanout.ts: how changes and requests spread over companies, and the Debezium
+ * events of one case (encoded as ingest/throughput.ts encodes them: @pda/ingest/testing).
  */
 
 import { type EncodedEvent, encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
@@ -13,7 +13,7 @@ export type Spread = 'uniform' | 'zipf';
 /** Zipf exponent: company k (0-based) weighs 1/(k+1)^s, a few big tenants and a long tail. */
 export const ZIPF_S = 1.1;
 
-/** Company ids of a case: the same as ingest-throughput.ts's (company c = uuidFor(c, 7)). */
+/** Company ids of a case: the same as ingest/throughput.ts's (company c = uuidFor(c, 7)). */
 export const companyId = (c: number) => uuidFor(c, 7);
 
 /** Maps a uniform u ∈ [0, 1) to a company index 0..companies-1 with the spread's weights. */
@@ -80,7 +80,7 @@ export const setupEventCount = (companies: number) => 2 * companies + 1;
 /**
  * Setup events, then the data events: first one site per company (every company has a file and a
  * page to list, as a customer with data does), then the table mix over the companies by the spread,
- * 80 % creates and 20 % updates of an earlier row (ingest-throughput.ts's shape).
+ * 80 % creates and 20 % updates of an earlier row (ingest/throughput.ts's shape).
  */
 export function* caseEvents(c: CaseEvents): Generator<EncodedEvent> {
   const options = { topicPrefix: c.topicPrefix, inlineSchema: true };

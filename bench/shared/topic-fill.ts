@@ -1,6 +1,6 @@
 /**
  * Fresh data topics on the running stack's Kafka and a producer that fills them fast: what the
- * ingest benchmarks consume (ingest-throughput.ts, tenant-fanout.ts).
+ * ingest benchmarks consume (ingest/throughput.ts, tenants/fanout.ts).
  */
 import { DATA_TOPIC_CONFIG_ENTRIES } from '@pda/ingest';
 import type { EncodedEvent } from '@pda/ingest/testing';

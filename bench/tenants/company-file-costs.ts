@@ -3,7 +3,7 @@
  * memory and disk while the writer (ingest) or a reader (api) holds it open, its disk once closed,
  * and how long opening and closing take. Not a test; prints one JSON document.
  *
- *   pnpm --filter @pda/bench exec node company-file-costs.ts [--files 2000] [--sites 3]
+ *   pnpm --filter @pda/bench exec node tenants/company-file-costs.ts [--files 2000] [--sites 3]
  *
  * N small tenants (a few sites each, one commit per site per company, as a live stream makes them)
  * are written through ProjectionStore, the ingest's writer, keeping every file open; then, in a

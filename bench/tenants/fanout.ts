@@ -2,17 +2,17 @@
  * Tenant fan-out benchmark (NOT a test; issue 11): ingest and api with changes and requests spread
  * over many company files.
  *
- *   pnpm --filter @pda/bench exec node tenant-fanout.ts [--size quick|full] [--companies 10,100,1000]
+ *   pnpm --filter @pda/bench exec node tenants/fanout.ts [--size quick|full] [--companies 10,100,1000]
  *     [--events 60000] [--spread uniform|zipf|both] [--nofile N] [--duration 10] [--warmup 3]
  *
  * For each company count and spread (uniform; Zipf s=1.1: a few big tenants, a long tail), on the
  * running stack's Kafka (.stack/env): fresh topics filled with real-shaped Debezium events (inline
  * schemas, as the shipped connector writes them): the companies' rows, a key granted every
- * company, then N changes (one site per company first, then ingest-throughput.ts's table mix over
+ * company, then N changes (one site per company first, then ingest/throughput.ts's table mix over
  * the companies by the spread). Then:
- *   1. the ingest worker in a child process (tenant-fanout-ingest.ts) into a fresh data directory:
+ *   1. the ingest worker in a child process (shared/run-ingest.ts) into a fresh data directory:
  *      steady events/s (from the first applied chunk on), peak RSS, open descriptors and disk;
- *   2. the api in a child process on that directory (tenant-fanout-api.ts): GET /v1/sites?limit=5,
+ *   2. the api in a child process on that directory (tenants/parts/fanout-api.ts): GET /v1/sites?limit=5,
  *      X-Service-Company drawn per request from the same spread, autocannon with 10 connections;
  *      req/s, p99, RSS and open descriptors.
  * Peers in the same run, measured first and again last (their drift is the run's noise): 10
@@ -27,8 +27,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { newKeyMaterial } from '@pda/operator-tools/keys';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokers, repoRoot } from './stack-env.ts';
-import { API_PATH, type ApiResult, runApi } from './tenant-fanout-api.ts';
+import { codeState, machine } from '../shared/machine.ts';
+import { repoRoot, resultsDir } from '../shared/paths.ts';
+import { type IngestResult, notMeasured, runIngest } from '../shared/run-ingest.ts';
+import { kafkaBrokers } from '../shared/stack-env.ts';
 import {
   biggestShare,
   CASE_TABLES,
@@ -37,11 +39,10 @@ import {
   type Spread,
   setupEventCount,
   ZIPF_S,
-} from './tenant-fanout-events.ts';
-import { type IngestResult, notMeasured, runIngest } from './tenant-fanout-ingest.ts';
-import { codeState, machine } from './tenant-fanout-machine.ts';
-import { type CaseResult, renderReport } from './tenant-fanout-report.ts';
-import { createDataTopics, fillTopics } from './topic-fill.ts';
+} from '../shared/tenant-events.ts';
+import { createDataTopics, fillTopics } from '../shared/topic-fill.ts';
+import { API_PATH, type ApiResult, runApi } from './parts/fanout-api.ts';
+import { type CaseResult, renderReport } from './parts/fanout-report.ts';
 
 const SIZES = {
   quick: { companies: [10, 100, 1000], events: 60_000, duration: 10, warmup: 3 },
@@ -257,12 +258,11 @@ async function main() {
   const out =
     args.report ??
     join(
-      import.meta.dirname,
-      'results',
+      resultsDir,
       // Custom runs of one day would overwrite each other: their name carries the start time too.
       `tenant-fanout-${variant ? `${variant}-` : ''}${date}${custom ? `-${startedAt}` : ''}.md`,
     );
-  const command = ['tenant-fanout.ts', ...process.argv.slice(2).filter((a) => a !== '--')].join(' ');
+  const command = ['tenants/fanout.ts', ...process.argv.slice(2).filter((a) => a !== '--')].join(' ');
   const document = renderReport({ date, command, machine: machineInfo, code, inputs, results, totalSeconds });
   mkdirSync(join(out, '..'), { recursive: true });
   writeFileSync(out, document.markdown);

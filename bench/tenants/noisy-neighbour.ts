@@ -5,14 +5,14 @@
  * process with every production plugin. Measures the victim's latency and refusals, the hostile
  * key's answers by code, the api's event-loop delay (admin /metrics) and CPU (/proc) per phase.
  *
- *   pnpm --filter @pda/bench exec node noisy-neighbour.ts [--hostile-sites 1000000]
+ *   pnpm --filter @pda/bench exec node tenants/noisy-neighbour.ts [--hostile-sites 1000000]
  *     [--victim-sites 10000] [--quiet 30] [--loaded 60] [--shape-seconds 15] [--loops 12]
  *     [--held 40] [--wait 5] [--skip-turns-off] [--skip-caps-off] [--api-cpus 0]
  *     [--also-node-options=--max-semi-space-size=64] [--also-env API_READ_THREADS=2]
  *     [--before-repo /path/to/checkout]
  *     [--out results/<file>.md]
  *
- * Inputs: bench/noisy-neighbour-fixture.ts (built once, cached under .data/bench/). Phases, on an
+ * Inputs: bench/tenants/parts/noisy-neighbour-fixture.ts (built once, cached under .data/bench/). Phases, on an
  * api with the default fair shares: quiet-1 (victim alone), loaded (the hostile mix), quiet-2,
  * then each hostile shape alone with the victim (--shape-seconds 0 skips them); then, unless
  * --skip-turns-off, a second api process with API_FAIR_TURNS=false (the peer of the turns:
@@ -28,21 +28,22 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '@pda/projections/testing';
-import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
-import { noisyFixture } from './noisy-neighbour-fixture.ts';
+import { answersHealth, benchApiEnv, type Server, startServer } from '../shared/api-processes.ts';
+import { codeState, machine } from '../shared/machine.ts';
+import { benchDir, repoRoot, resultsDir } from '../shared/paths.ts';
+import { processStats } from '../shared/process-stats.ts';
+import { noisyFixture } from './parts/noisy-neighbour-fixture.ts';
 import {
   type HostileLoad,
   type HostileUrls,
   runHostile,
   SHAPES,
   shapeRequests,
-} from './noisy-neighbour-hostile.ts';
-import { httpClient, nextLink } from './noisy-neighbour-http.ts';
-import { type MetricsSample, refusalsBetween, scrapeMetrics } from './noisy-neighbour-metrics.ts';
-import { type PhaseResult, renderNoisyReport, type ShapeCheck } from './noisy-neighbour-report.ts';
-import type { VictimMessage, VictimPhase, VictimReport } from './noisy-neighbour-victim.ts';
-import { codeState, machine } from './tenant-fanout-machine.ts';
-import { processStats } from './tenant-fanout-proc.ts';
+} from './parts/noisy-neighbour-hostile.ts';
+import { httpClient, nextLink } from './parts/noisy-neighbour-http.ts';
+import { type MetricsSample, refusalsBetween, scrapeMetrics } from './parts/noisy-neighbour-metrics.ts';
+import { type PhaseResult, renderNoisyReport, type ShapeCheck } from './parts/noisy-neighbour-report.ts';
+import type { VictimMessage, VictimPhase, VictimReport } from './parts/noisy-neighbour-victim.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -80,7 +81,7 @@ const held = number('held', 0);
 if (loops + held > 60)
   throw new Error('--loops + --held must stay below API_MAX_CONNECTIONS_PER_ADDRESS (64)');
 const waitSeconds = number('wait', 1);
-const repo = join(import.meta.dirname, '..');
+const repo = repoRoot;
 const log = (line: string) => process.stderr.write(`noisy-neighbour: ${line}\n`);
 /** The api's default API_UPDATED_SINCE_OVERLAP_MS: a since is sent this much after the time it must match. */
 const OVERLAP_MS = 60_000;
@@ -263,7 +264,8 @@ const report = renderNoisyReport({
   checks,
   results,
 });
-const out = resolve(import.meta.dirname, args.out ?? join('results', `noisy-neighbour-${date}.md`));
+const out =
+  args.out === undefined ? join(resultsDir, `noisy-neighbour-${date}.md`) : resolve(benchDir, args.out);
 writeFileSync(out, report);
 // Every sample, for another look (not committed: .data/ is ignored).
 const raw = join(
@@ -369,7 +371,7 @@ function cpuNow(server: Server, child: ChildProcess) {
 }
 
 async function startVictim(base: string, key: string) {
-  const child = fork(join(import.meta.dirname, 'noisy-neighbour-victim.ts'), [base, key], {
+  const child = fork(join(import.meta.dirname, 'parts', 'noisy-neighbour-victim.ts'), [base, key], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const reports: VictimReport[] = [];

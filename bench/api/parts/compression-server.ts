@@ -1,5 +1,5 @@
 /**
- * The api as api/src/main.ts starts it, with the compression of one bench/api-compression.ts
+ * The api as api/src/main.ts starts it, with the compression of one bench/api/compression.ts
  * variant (BENCH_COMPRESSION, JSON of a Variant), then prints "ready":
  * - `shipped`: as configured (api/src/plugins/compress.ts);
  * - `settings`: that plugin with other settings (codings, levels, engine reuse);

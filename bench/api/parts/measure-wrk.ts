@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { LoadOptions, Measurement } from './api-measure.ts';
+import type { LoadOptions, Measurement } from '../../shared/api-measure.ts';
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@
  * measurement, the targets judged against the figures.
  */
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import type { Measurement } from './api-measure.ts';
+import type { Measurement } from '../../shared/api-measure.ts';
 
 export interface ReportInputs {
   readonly sites: number;
@@ -44,7 +44,7 @@ export function renderReport(date: string, inputs: ReportInputs, rows: readonly 
   const first = byName.get('api: list page 1');
   const deep = byName.get(`api: list page ${inputs.page}`);
   const item = byName.get('api: item');
-  // The fixed-rate rows of the lighter load generator when it ran (api-measure-wrk.ts), else autocannon's.
+  // The fixed-rate rows of the lighter load generator when it ran (api/parts/measure-wrk.ts), else autocannon's.
   const pacedAll = rows.filter((row) => row.name.startsWith('api:') && row.name.includes(' req/s'));
   const pacedWrk = pacedAll.filter((row) => row.name.endsWith('(wrk)'));
   const paced = pacedWrk.length > 0 ? pacedWrk : pacedAll;
@@ -69,7 +69,7 @@ export function renderReport(date: string, inputs: ReportInputs, rows: readonly 
       : 'n/a';
   return `# api benchmark — ${date}
 
-Run with \`pnpm --filter @pda/bench exec node api-list.ts\` (see bench/README.md). Not a test.
+Run with \`pnpm --filter @pda/bench exec node api/list.ts\` (see bench/README.md). Not a test.
 
 **Machine:** ${machine()}; 1-minute load average ${inputs.loadBefore.toFixed(2)} when the measurements started, ${(loadavg()[0] ?? 0).toFixed(2)} at the end (the load generator runs on the same 2 cores; anything else running skews the figures).
 

@@ -1,9 +1,9 @@
 /**
- * The 'before' peer of bench/api-since.ts's deletions table: readDeletions as it read a page with
+ * The 'before' peer of bench/api/since.ts's deletions table: readDeletions as it read a page with
  * a since before the plans of projections/src/read/since-plan.ts (deletions.ts of commit 37854c8,
  * copied): the since is one more condition on the primary key (table_name, id), then a sort of
  * every tombstone of those tables. Run on the same handle as the code under test. (The pages'
- * "before" is another checkout's readPage: api-since-pages.ts, loadReadSide.)
+ * "before" is another checkout's readPage: api/parts/since-pages.ts, loadReadSide.)
  */
 import type { Deletion, PageTable, ReadHandle } from '@pda/projections/read';
 

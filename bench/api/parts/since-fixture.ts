@@ -1,7 +1,7 @@
 /**
- * Inputs of the since-page benchmark (bench/api-since.ts), built once and cached under .data/bench/.
+ * Inputs of the since-page benchmark (bench/api/since.ts), built once and cached under .data/bench/.
  *
- * - `clustered`: api-list's fixture as it is (bench/api-fixture.ts). Its rows were written in
+ * - `clustered`: api-list's fixture as it is (bench/shared/api-fixture.ts). Its rows were written in
  *   created_at order, so their change times follow created_at, updated_at and rowid: a since that
  *   matches M rows matches the M newest, the end of those sort orders (the worst case of a walk).
  * - `shuffled`: a copy of it whose change times are a seeded random permutation, one millisecond
@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { join } from 'node:path';
 import { seededRandom } from '@pda/projections/testing';
 import { openCompanyWriter, openControlWriter } from '@pda/projections/write';
-import { type ListFixture, listFixture } from './api-fixture.ts';
+import { type ListFixture, listFixture } from '../../shared/api-fixture.ts';
 
 export interface SinceFixture {
   readonly clustered: ListFixture;

@@ -1,17 +1,17 @@
 /**
- * The HTTP half of bench/api-since.ts: GET /v1/sites pages of 50 with and without
+ * The HTTP half of bench/api/since.ts: GET /v1/sites pages of 50 with and without
  * filter[updated_since], one request at a time (median ms), from an api process; deep pages are
  * reached the way a client reaches them, by following links.next.
  */
 
 export interface HttpRow {
   readonly api: string;
-  /** The input file (api-since-fixture.ts): shuffled or clustered change times. */
+  /** The input file (api/parts/since-fixture.ts): shuffled or clustered change times. */
   readonly file: string;
   readonly sort: string;
   /** Sites matching the since; undefined for the unfiltered page. */
   readonly matching: number | undefined;
-  /** The count the since was chosen for (a clustered since may match a few rows fewer: api-since.ts). */
+  /** The count the since was chosen for (a clustered since may match a few rows fewer: api/since.ts). */
   readonly asked: number | undefined;
   readonly page: 'first' | 'deep';
   readonly rows: number;

@@ -1,5 +1,5 @@
 /**
- * The readPage-level half of bench/api-since.ts: µs per page (median of many, in a read snapshot
+ * The readPage-level half of bench/api/since.ts: µs per page (median of many, in a read snapshot
  * as the api reads) with a since, against the unfiltered page of the same sort and depth (the
  * peer), on one company file, in this process. A bench reads through one side's code: this
  * checkout's @pda/projections/read, or another checkout's (the "before" code, on a file that code
@@ -19,7 +19,7 @@ import {
   readPlannedPage,
   type SortKey,
 } from '@pda/projections/read';
-import { readDeletionsBefore } from './api-since-before.ts';
+import { readDeletionsBefore } from './since-before.ts';
 
 /** What a bench needs of a checkout's read code (the before side's may lack newer fields). */
 export type ReadSide = Pick<

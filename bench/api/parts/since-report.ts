@@ -1,14 +1,14 @@
 /**
  * The since-page benchmark's result document (bench/results/api-since-<date>.md): machine, inputs,
- * and the tables of bench/api-since.ts, each filtered page next to its unfiltered peer.
+ * and the tables of bench/api/since.ts, each filtered page next to its unfiltered peer.
  */
 import { loadavg } from 'node:os';
 import { changedPlanMax } from '@pda/projections/read';
-import type { Measurement } from './api-measure.ts';
-import { machine } from './api-report.ts';
-import type { HttpRow } from './api-since-http.ts';
-import type { CrossoverRow, DeletionsRow, PageRow, SidePage } from './api-since-pages.ts';
-import type { WalkRow, WalkStats } from './api-since-walk.ts';
+import type { Measurement } from '../../shared/api-measure.ts';
+import { machine } from './report.ts';
+import type { HttpRow } from './since-http.ts';
+import type { CrossoverRow, DeletionsRow, PageRow, SidePage } from './since-pages.ts';
+import type { WalkRow, WalkStats } from './since-walk.ts';
 
 export interface SinceReport {
   readonly date: string;
@@ -166,7 +166,7 @@ export function renderSinceReport(report: SinceReport): string {
     '',
     `## readDeletions: µs per 50-row page of the five resource tables`,
     '',
-    'matching: sites tombstones at or after the since; as many site_contacts tombstones (not asked for) are interleaved with them. *before*: the statement of 37854c8 (bench/api-since-before.ts), on the same file.',
+    'matching: sites tombstones at or after the since; as many site_contacts tombstones (not asked for) are interleaved with them. *before*: the statement of 37854c8 (bench/api/parts/since-before.ts), on the same file.',
     '',
     '| matching | page | rows | before µs | after µs |',
     '|---:|---|---:|---:|---:|',

@@ -1,11 +1,11 @@
 /**
- * The whole-walk half of bench/api-since.ts: every page of a since answer, followed the way a
+ * The whole-walk half of bench/api/since.ts: every page of a since answer, followed the way a
  * partner follows links.next (the next page starts after Page.reached when a page stopped at its
  * budget, else after its last row), each page timed in its own read snapshot. What a partner's
  * sync costs in total, and its slowest page, beside one unfiltered page of the same sort and limit.
  */
 import type { KeysetPosition } from '@pda/projections/read';
-import type { PageBench, SortCase } from './api-since-pages.ts';
+import type { PageBench, SortCase } from './since-pages.ts';
 
 export interface WalkStats {
   readonly pages: number;

@@ -4,7 +4,7 @@ import { issueApiKey } from '@pda/operator-tools/keys';
 import type pg from 'pg';
 
 /**
- * The change feed's share of freshness (freshness.ts): an api on the benchmark's data directory
+ * The change feed's share of freshness (pipeline/freshness.ts): an api on the benchmark's data directory
  * and a partner following `GET /v1/changes?filter[type]=sites` on it, as client.follow does (pages
  * of 200 along links.next, `wait=5` once caught up), calling `onName` with each site upsert's name
  * and the time its page arrived. Requests go through `app.inject` (the api's whole request path,

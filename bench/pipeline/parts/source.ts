@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SeedCounts, seedDatabase } from '@pda/dev-world/seed';
 import type { Admin } from 'kafkajs';
-import { connectRest, converterSettings, readStackEnv, repoRoot, stackPgClient } from './stack-env.ts';
+import { repoRoot } from '../../shared/paths.ts';
+import { connectRest, converterSettings, readStackEnv, stackPgClient } from '../../shared/stack-env.ts';
 
 export type ConnectorFormat = 'avro' | 'json';
 
@@ -37,7 +38,7 @@ export async function seedBenchDatabase(database: string, counts: SeedCounts, se
   } finally {
     await client.end();
     // Its CPU reaches the postmaster's reaped-children time when it exits: wait for that, so the
-    // seed's work is not counted in the stage measured next (process-cpu.ts).
+    // seed's work is not counted in the stage measured next (shared/process-cpu.ts).
     for (let i = 0; backend !== undefined && existsSync(`/proc/${backend}`) && i < 100; i++) await sleep(20);
   }
 }

@@ -1,17 +1,22 @@
 /**
- * One api measurement of tenant-fanout.ts: the api in a child process (api-processes.ts, optionally
+ * One api measurement of tenants/fanout.ts: the api in a child process (shared/api-processes.ts, optionally
  * under a launcher such as `prlimit --nofile=N:N`) on the data directory ingest just built,
  * `GET /v1/sites?limit=5` with a multi-company key, each request's X-Service-Company drawn from
- * the case's spread (api-measure.ts: autocannon, warm-up, then the measured run); the api's
+ * the case's spread (shared/api-measure.ts: autocannon, warm-up, then the measured run); the api's
  * memory and descriptors at the end.
  */
 import { join } from 'node:path';
 import { freePort, seededRandom } from '@pda/projections/testing';
-import { type Measurement, measure } from './api-measure.ts';
-import { answersHealth, benchApiEnv, type Server, startServer } from './api-processes.ts';
-import { repoRoot } from './stack-env.ts';
-import { companyId, companyPicker, type Spread } from './tenant-fanout-events.ts';
-import { type NofileLimit, nofileLimit, type ProcessStats, processStats } from './tenant-fanout-proc.ts';
+import { type Measurement, measure } from '../../shared/api-measure.ts';
+import { answersHealth, benchApiEnv, type Server, startServer } from '../../shared/api-processes.ts';
+import { repoRoot } from '../../shared/paths.ts';
+import {
+  type NofileLimit,
+  nofileLimit,
+  type ProcessStats,
+  processStats,
+} from '../../shared/process-stats.ts';
+import { companyId, companyPicker, type Spread } from '../../shared/tenant-events.ts';
 
 export const API_PATH = '/v1/sites?limit=5';
 

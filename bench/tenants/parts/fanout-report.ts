@@ -2,11 +2,12 @@
  * The tenant fan-out benchmark's result document (bench/results/tenant-fanout-<date>.md): machine,
  * code, inputs, an ingest table and an api table with every row's ratio to its peer, errors shown.
  */
-import type { ApiResult } from './tenant-fanout-api.ts';
-import type { Spread } from './tenant-fanout-events.ts';
-import type { IngestResult } from './tenant-fanout-ingest.ts';
-import type { CodeState, Machine } from './tenant-fanout-machine.ts';
-import type { NofileLimit } from './tenant-fanout-proc.ts';
+
+import type { CodeState, Machine } from '../../shared/machine.ts';
+import type { NofileLimit } from '../../shared/process-stats.ts';
+import type { IngestResult } from '../../shared/run-ingest.ts';
+import type { Spread } from '../../shared/tenant-events.ts';
+import type { ApiResult } from './fanout-api.ts';
 
 export interface CaseResult {
   readonly companies: number;

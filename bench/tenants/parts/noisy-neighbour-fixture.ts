@@ -1,8 +1,8 @@
 /**
- * Inputs of bench/noisy-neighbour.ts, built once and cached under .data/bench/: one data
+ * Inputs of bench/tenants/noisy-neighbour.ts, built once and cached under .data/bench/: one data
  * directory with two companies, each with a key of its own.
  *
- * - hostile: api-list's company (bench/api-fixture.ts, N sites written in created_at order), whose
+ * - hostile: api-list's company (bench/shared/api-fixture.ts, N sites written in created_at order), whose
  *   newest 10 % by created_at were then changed again, after the rest (one upsert each through
  *   the apply path, with a later updated_at): their change times sit after every other one, at
  *   the end of the created_at and updated_at orders — the clustered worst case of a since walk.
@@ -18,8 +18,9 @@ import { join } from 'node:path';
 import type { Change, Row } from '@pda/projections/model';
 import { freePort, makeUpsert } from '@pda/projections/testing';
 import { openCompanyWriter, openControlWriter, ProjectionStore } from '@pda/projections/write';
-import { companyHead, listFixture, siteRows } from './api-fixture.ts';
-import { answersHealth, benchApiEnv, startServer } from './api-processes.ts';
+import { companyHead, listFixture, siteRows } from '../../shared/api-fixture.ts';
+import { answersHealth, benchApiEnv, startServer } from '../../shared/api-processes.ts';
+import { repoRoot } from '../../shared/paths.ts';
 
 export interface Tenant {
   readonly companyId: string;
@@ -137,7 +138,7 @@ async function tokenBeforeTheChange(dataDir: string, cursorSecret: string, key: 
   const port = await freePort();
   const server = await startServer(
     'api (fixture token)',
-    join(import.meta.dirname, '..', 'api', 'src', 'main.ts'),
+    join(repoRoot, 'api', 'src', 'main.ts'),
     port,
     benchApiEnv(dataDir, port, { API_CURSOR_SECRET: cursorSecret, API_ADMIN_PORT: String(await freePort()) }),
     answersHealth,

@@ -1,5 +1,5 @@
 /**
- * The hostile key of bench/noisy-neighbour.ts: concurrent loops of the heaviest request shapes
+ * The hostile key of bench/tenants/noisy-neighbour.ts: concurrent loops of the heaviest request shapes
  * this api serves, from 127.0.0.2, each loop sending its next request as soon as the previous one
  * is answered (a 429 is not waited out: its Retry-After is ignored, as a careless client does).
  * Bounded: every loop stops at the deadline, and held polls wait at most `waitSeconds`.

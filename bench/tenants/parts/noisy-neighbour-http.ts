@@ -1,5 +1,5 @@
 /**
- * The HTTP client of bench/noisy-neighbour.ts: node:http on kept-alive connections from a chosen
+ * The HTTP client of bench/tenants/noisy-neighbour.ts: node:http on kept-alive connections from a chosen
  * loopback source address. The hostile key and the victim call from different addresses
  * (127.0.0.2 and 127.0.0.1), as two tenants do, so the api's per-address connection cap
  * (API_MAX_CONNECTIONS_PER_ADDRESS) and the per-address budget of preflights are each one's own.

@@ -1,5 +1,5 @@
 /**
- * What bench/noisy-neighbour.ts reads from the api's admin /metrics (api/README.md, "Metrics"):
+ * What bench/tenants/noisy-neighbour.ts reads from the api's admin /metrics (api/README.md, "Metrics"):
  * the event-loop delay and the refusals by reason.
  *
  * The delay is prom-client's default collector (api/src/observability/metrics.ts: collectDefaultMetrics):

@@ -1,5 +1,5 @@
 /**
- * The victim of bench/noisy-neighbour.ts, a child process of its own (forked with an IPC channel),
+ * The victim of bench/tenants/noisy-neighbour.ts, a child process of its own (forked with an IPC channel),
  * so the hostile load generator's work never delays the victim's timing on a shared event loop:
  * `GET /v1/sites?limit=50` one request at a time, following links.next and starting over after
  * the last page, from 127.0.0.1. The parent names the phase each request is counted in
@@ -24,7 +24,9 @@ export type VictimReport = { ready: true } | { phases: Record<string, VictimPhas
 
 const [base, key] = process.argv.slice(2);
 if (base === undefined || key === undefined || process.send === undefined)
-  throw new Error('noisy-neighbour-victim.ts: fork it with <base URL> <key> and an IPC channel');
+  throw new Error(
+    'tenants/parts/noisy-neighbour-victim.ts: fork it with <base URL> <key> and an IPC channel',
+  );
 const send = process.send.bind(process);
 const client = httpClient('127.0.0.1', 1, 30_000);
 const headers = { authorization: `Bearer ${key}` };
