@@ -10,8 +10,8 @@ import {
   parseInstant,
   SCOPE_NAMES,
   SCOPES,
-} from '../index.ts';
-import { checkScopes } from '../validate.ts';
+} from '../../keys/index.ts';
+import { checkScopes } from '../../keys/validate.ts';
 
 describe('API key material', () => {
   it('is svc_pk_ + 43 url-safe characters, hashed with SHA-256 hex', () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { closingLine, summarize, type VitestReport } from '../scripts/lib/summarize-results.ts';
+import { closingLine, summarize, type VitestReport } from '../../scripts/lib/summarize-results.ts';
 
 // The closing line CI reads must be true in both directions: no failure hidden, none counted twice.
 const passing: VitestReport = {
@@ -88,7 +88,7 @@ describe('summarize-results', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pda-summary-'));
     writeFileSync(join(dir, 'unit.json'), JSON.stringify(passing));
     writeFileSync(join(dir, 'broken.json'), '{ not json');
-    const script = join(import.meta.dirname, '..', 'scripts', 'lib', 'summarize-results.ts');
+    const script = join(import.meta.dirname, '..', '..', 'scripts', 'lib', 'summarize-results.ts');
     const out = execFileSync(process.execPath, [script, `${dir}/unit.json:0`, `${dir}/broken.json:0`], {
       encoding: 'utf8',
     });

@@ -1,7 +1,7 @@
 // The reconcile CLI's text: progress lines (bounded for thousands of small companies) and the report.
 import { describe, expect, it } from 'vitest';
-import { formatReport, progressPrinter } from '../output.ts';
-import type { ReconcileReport } from '../types.ts';
+import { formatReport, progressPrinter } from '../../reconcile/output.ts';
+import type { ReconcileReport } from '../../reconcile/types.ts';
 
 const C = '0b0b0b0b-0000-4000-8000-000000000001';
 

@@ -2,9 +2,9 @@
 // once it still differs after the projection is known current through the source state it is
 // compared with, and that state did not change meanwhile; otherwise it settles or stays unsettled.
 import { describe, expect, it } from 'vitest';
-import type { Values } from '../compare.ts';
-import { type Candidate, type SettleIo, settle } from '../settle.ts';
-import { tablePlan } from '../tables.ts';
+import type { Values } from '../../reconcile/compare.ts';
+import { type Candidate, type SettleIo, settle } from '../../reconcile/settle.ts';
+import { tablePlan } from '../../reconcile/tables.ts';
 
 const plan = tablePlan('equipment');
 const COMPANY = '0b0b0b0b-0000-4000-8000-000000000001';

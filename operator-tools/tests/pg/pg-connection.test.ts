@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { SettingsError } from '@pda/projections/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, parseDatabaseUrl, resolveConnection, tlsOptions } from '../../pg/index.ts';
 import { runOpsCli } from '../../testing/cli-process.ts';
-import { connectClient, parseDatabaseUrl, resolveConnection, tlsOptions } from '../index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pda-pg-connection-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readStackEnv, stackDir, stackEnvFile } from '../stack-env.ts';
+import { readStackEnv, stackDir, stackEnvFile } from '../../local-stack/stack-env.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pda-stack-env-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

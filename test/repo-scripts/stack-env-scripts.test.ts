@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from './src/stack-env.ts';
+import { repoRoot } from '../src/stack-env.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pda-stack-env-sh-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,10 +8,10 @@ import { openCompanyReader } from '@pda/projections/read';
 import { buildProjection, makeUpsert, sampleRow } from '@pda/projections/testing';
 import { TABLES } from '@pda/schemas/registry';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareRow, mergeCompare, type Values } from '../compare.ts';
-import { ALL, projectionBatches } from '../projection.ts';
-import { sourceExpression, tablePlan } from '../tables.ts';
-import type { Difference } from '../types.ts';
+import { compareRow, mergeCompare, type Values } from '../../reconcile/compare.ts';
+import { ALL, projectionBatches } from '../../reconcile/projection.ts';
+import { sourceExpression, tablePlan } from '../../reconcile/tables.ts';
+import type { Difference } from '../../reconcile/types.ts';
 
 const COMPANY = '0b0b0b0b-0000-4000-8000-000000000001';
 const services = tablePlan('services');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveKey, hashString, Rng } from '../prng.ts';
+import { deriveKey, hashString, Rng } from '../../seed/prng.ts';
 
 describe('seed PRNG', () => {
   it('is reproducible and stream-separated', () => {

@@ -29,7 +29,7 @@ import { describe, expect, test } from 'vitest';
 // exported. What cannot import it is compared with it here; every failure names the list and the
 // table or column that disagrees (docs/adding-a-table.md).
 
-const root = (path: string): string => fileURLToPath(new URL(`../${path}`, import.meta.url));
+const root = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const read = (path: string): string => readFileSync(root(path), 'utf8');
 const registryTables: readonly string[] = TABLE_NAMES;
 

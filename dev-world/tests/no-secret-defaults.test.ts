@@ -21,7 +21,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from './src/stack-env.ts';
+
+const repoRoot = join(import.meta.dirname, '..', '..');
 
 const dir = mkdtempSync(join(tmpdir(), 'pda-no-secret-defaults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

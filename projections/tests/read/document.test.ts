@@ -1,6 +1,6 @@
 import { RESOURCES } from '@pda/schemas/registry';
 import { describe, expect, test } from 'vitest';
-import { documentColumns, documentRenderer } from './document.ts';
+import { documentColumns, documentRenderer } from '../../src/read/document.ts';
 
 describe('documentRenderer', () => {
   test('reads members from columns, nests objects, keeps the shape order', () => {

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildProjection } from '../testing/build-projection.ts';
-import { makeDelete, makeUpsert } from '../testing/make-change.ts';
-import { sampleRow } from '../testing/sample-rows.ts';
-import { readApiKeyByHashMemo, readCompanyMemo } from './control-memo.ts';
-import { openControlReader } from './open-readers.ts';
-import { ReadHandle } from './read-handle.ts';
+import { readApiKeyByHashMemo, readCompanyMemo } from '../../src/read/control-memo.ts';
+import { openControlReader } from '../../src/read/open-readers.ts';
+import { ReadHandle } from '../../src/read/read-handle.ts';
+import { buildProjection } from '../../src/testing/build-projection.ts';
+import { makeDelete, makeUpsert } from '../../src/testing/make-change.ts';
+import { sampleRow } from '../../src/testing/sample-rows.ts';
 
 // The memo must never serve a state of control.sqlite older than the last commit ingest made
 // before the current event-loop turn began.

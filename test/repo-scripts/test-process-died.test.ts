@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { testProcessDied } from '../scripts/lib/test-process-died.ts';
+import { testProcessDied } from '../../scripts/lib/test-process-died.ts';
 
 // The tail of the CI run of 2026-12-02 whose e2e-containers process V8 aborted.
 const v8Abort = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { copyField, copyLine } from '../copy-text.ts';
-import { batchRows } from '../copy-writer.ts';
-import { generateCompanyData } from '../index.ts';
+import { copyField, copyLine } from '../../seed/copy-text.ts';
+import { batchRows } from '../../seed/copy-writer.ts';
+import { generateCompanyData } from '../../seed/index.ts';
 
 describe('COPY text format', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { loadTableSchema } from '@pda/schemas';
 import { describe, expect, it } from 'vitest';
-import { rowUuid } from '../ids.ts';
+import { rowUuid } from '../../seed/ids.ts';
 import {
   companyProfile,
   generateCompanyData,
@@ -9,7 +9,7 @@ import {
   type SeedRowByTable,
   type SeedTable,
   totalRows,
-} from '../index.ts';
+} from '../../seed/index.ts';
 
 const counts: SeedCounts = {
   companies: 3,

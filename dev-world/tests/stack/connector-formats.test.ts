@@ -6,7 +6,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from './src/stack-env.ts';
+
+const repoRoot = join(import.meta.dirname, '..', '..', '..');
 
 const FORMATS = ['avro', 'json', 'json-schemaless'] as const;
 const read = (path: string) =>

@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildProjection } from '../testing/build-projection.ts';
-import { makeUpsert } from '../testing/make-change.ts';
-import { sampleRow } from '../testing/sample-rows.ts';
-import { readApiKeyByHash, readCompany, readIngestState } from './control.ts';
-import { readById, readRowsWhereIn } from './items.ts';
-import { openCompanyReader, openControlReader } from './open-readers.ts';
-import { type PageRequest, readPage } from './page.ts';
-import { ReadHandle } from './read-handle.ts';
+import { readApiKeyByHash, readCompany, readIngestState } from '../../src/read/control.ts';
+import { readById, readRowsWhereIn } from '../../src/read/items.ts';
+import { openCompanyReader, openControlReader } from '../../src/read/open-readers.ts';
+import { type PageRequest, readPage } from '../../src/read/page.ts';
+import { ReadHandle } from '../../src/read/read-handle.ts';
+import { buildProjection } from '../../src/testing/build-projection.ts';
+import { makeUpsert } from '../../src/testing/make-change.ts';
+import { sampleRow } from '../../src/testing/sample-rows.ts';
 
 // The readers the api pages with, over a file built through the apply path.
 

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { dataPartitions, partitionedConnectorOverlay } from '@pda/dev-world/stack';
 import { CONTROL_TABLE_NAMES, TENANT_TABLE_NAMES } from '@pda/schemas/registry';
 import { describe, expect, it } from 'vitest';
-import { shippedConnectorConfig } from './src/avro-records.ts';
-import { repoRoot } from './src/stack-env.ts';
+import { shippedConnectorConfig } from '../src/avro-records.ts';
+import { repoRoot } from '../src/stack-env.ts';
 
 const TABLES = 'sites,companies';
 const read = (path: string) =>

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@pda/projections/testing';
 import { afterAll, describe, expect, test } from 'vitest';
+import { BalancerConfigError, renderHaproxyConfig } from '../../balancer/haproxy-config.ts';
 import { runOpsCli } from '../../testing/cli-process.ts';
-import { BalancerConfigError, renderHaproxyConfig } from '../haproxy-config.ts';
 
 // The balancer's configuration (docs/deployment-replicas.md): rendered from the template, checked by
 // the real haproxy (Debian package, installed by scripts/test.sh) with `haproxy -c`.

@@ -17,7 +17,7 @@ import {
   type SeedResult,
   seedDatabase,
   totalRows,
-} from '../index.ts';
+} from '../../seed/index.ts';
 
 const counts: SeedCounts = {
   companies: 2,
