@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Three projects, named by what a test needs (docs/architecture.md#code-conventions):
-// - unit: `*.test.ts`, pure logic and SQLite files in temp dirs, no external process;
+// - unit: `*.test.ts`, pure logic, SQLite files in temp dirs and our own CLIs and scripts as child
+//   processes (node, bash, haproxy -c); no PostgreSQL, Kafka or Docker;
 // - e2e:  `*.e2e.test.ts`, the real stack (PostgreSQL, Kafka, Connect + Debezium) started by dev-world/stack;
 // - e2e-containers: the e2e files that pin the CDC path (Debezium events, the ingest pipeline),
 //   their stack from testcontainers on the images built here instead of dev-world/stack;

@@ -8,6 +8,6 @@ export interface AppOptions {
   readonly now: () => number;
   /** The OpenAPI document to serve (tests may point at a copy). */
   readonly contractFile?: string | undefined;
-  /** Replaces the compression settings of plugins/compress.ts (bench/api-compression.ts compares them). */
+  /** Replaces the compression settings of plugins/compress.ts (bench/api/compression.ts compares them). */
   readonly compression?: CompressionSettings | undefined;
 }

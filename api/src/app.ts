@@ -32,7 +32,7 @@ export interface AppDeps {
   readonly compression?: CompressionSettings;
   /**
    * More plugins, registered on the root after plugins/ and before the routes (benchmarks compare
-   * the compression plugin the api had before with this one: bench/api-compression.ts).
+   * the compression plugin the api had before with this one: bench/api/compression.ts).
    */
   readonly plugins?: readonly FastifyPluginAsync[];
 }

@@ -266,7 +266,7 @@ describe('identity', () => {
     const response = await get('/v1/reference/scopes', api.f.keys.noScopes);
     expectConforms(response, 'listScopes');
     const body = response.json();
-    // Every scope of the registry (test/registry-consistency.test.ts checks it against the contract).
+    // Every scope of the registry (test/cross-package/registry-consistency.test.ts checks it against the contract).
     expect(body.meta).toEqual({ count: SCOPES.length });
     expect(body.data.map((entry: { scope: string }) => entry.scope)).toEqual(
       SCOPES.map((entry) => entry.scope),

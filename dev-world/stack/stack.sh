@@ -13,7 +13,7 @@
 #                               (kafka|connect|registry: TERM, or SIGKILL; postgres: pg_ctl -m fast|immediate)
 #   stack.sh restart <component> [mode]   that stop, then `up`
 #   stack.sh database create|drop <name>  a second database with the schema and publication
-#                               (for a private connector: bench/pipeline.ts), or drop it and its slots
+#                               (for a private connector: bench/pipeline/stages.ts), or drop it and its slots
 #
 # Settings and file locations: dev-world/stack/README.md.
 set -euo pipefail

@@ -7,7 +7,7 @@
  * (@pda/projections read/tables.ts), the scope vocabulary (api and key CLI), the api's routes and
  * each resource's JSON (its document shape), and the testing helpers. What cannot import
  * TypeScript (dev-world/db/schema.sql, the .avsc files, the SQLite migrations, api/openapi.yaml) is
- * compared with this registry by test/registry-consistency.test.ts.
+ * compared with this registry by test/cross-package/registry-consistency.test.ts.
  * docs/adding-a-table.md walks through adding a table.
  *
  * Data (and two helpers that write it), no imports: @pda/schemas is the leaf of the workspace (`@pda/schemas/registry`).
@@ -459,7 +459,7 @@ const DOCUMENTS: ReadonlyMap<TableName, DocumentShape> = new Map(
         relation.document,
       ]),
     ];
-  }).reverse(), // a resource's own document wins over a relation's (test/registry-consistency.test.ts checks they agree)
+  }).reverse(), // a resource's own document wins over a relation's (test/cross-package/registry-consistency.test.ts checks they agree)
 );
 
 /** Tables with a stored document, in table order. */

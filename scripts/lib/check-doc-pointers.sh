@@ -9,7 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-pattern='DESIGN\.md|notes/|\.\./shared|issue #'
+# `../shared` outside the repository, not bench/'s own shared/ folder: an import specifier
+# ('../shared/x.ts', '../../shared/x.ts') is preceded by a quote or a slash.
+pattern="DESIGN\\.md|notes/|(^|[^./'])\\.\\./shared|issue #"
 hits=$(git grep -n -I -E "$pattern" -- \
   '*.ts' '*.mjs' '*.js' '*.sh' '*.sql' '*.yaml' '*.yml' '*.json' '*.py' '*.md' \
   ':!bench/results/' ':!scripts/lib/check-doc-pointers.sh' || true)

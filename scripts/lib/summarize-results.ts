@@ -7,7 +7,7 @@
 //   not-run:NAME             a project the run left out on purpose (PDA_TEST_CONTAINERS=0): one
 //                            skipped, and named on a line before the closing one
 //
-// The line must be true in both directions (test/summarize-results.test.ts):
+// The line must be true in both directions (test/repo-scripts/summarize-results.test.ts):
 // - a missing or unreadable report is one failure (a run that crashed or never started);
 // - a test counts once, however deep its describe blocks (vitest's numFailedTestSuites counts every
 //   failed describe around it, so it is not added);

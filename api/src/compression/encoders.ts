@@ -15,7 +15,7 @@ import {
 /**
  * One-shot encoders of whole response bodies for plugins/compress.ts. The api's bodies are complete
  * strings, so each is compressed in one call on the event loop: zlib's stream pipeline and its
- * thread pool cost more than the compression itself at these sizes (bench/api-compression.ts).
+ * thread pool cost more than the compression itself at these sizes (bench/api/compression.ts).
  */
 
 export type Coding = 'gzip' | 'deflate' | 'br' | 'zstd';
@@ -110,7 +110,7 @@ function reusableBrotli(quality: number, fallback: Encoder): Encoder | undefined
  * An encoder that keeps one engine, one input and one output buffer for every body. zlib's *Sync
  * functions build a new stream object and native engine (~300 KB for zlib) per call, and a string
  * becomes a new Buffer first: per response, that garbage costs the api more CPU than the
- * compression (V8's collector runs far more often; bench/api-compression.ts measures both). This
+ * compression (V8's collector runs far more often; bench/api/compression.ts measures both). This
  * drives the engine's native handle the way those functions do, one finishing write and a restart.
  * The handle is internal to node:zlib: when it is not there as expected this returns undefined
  * and the caller uses `fallback`, as it does after a failed write or restart (tests/encoders.test.ts

@@ -6,7 +6,7 @@ import { redactText } from './log-redaction.ts';
  * and response time, with the request id like every line. Fastify's default is two lines per
  * request ("incoming request" + "request completed"), and at log level info the second line is CPU
  * spent on every request (bench/README.md, "Where a list request's CPU goes", measured by
- * bench/api-profile.ts).
+ * bench/api/profile.ts).
  * 204 (preflights) and 304 (polls that found nothing) log at debug: the cheap answers a client can
  * ask for fastest, whose lines would otherwise outnumber the rest (a log line costs more than
  * such an answer); their counts are in pda_api_requests_total.

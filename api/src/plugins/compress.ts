@@ -26,7 +26,7 @@ declare module 'fastify' {
  * the same bytes). API_COMPRESS_MIN_BYTES=0 turns compression off.
  *
  * Every common client sends `Accept-Encoding: gzip, deflate, br`, so this is the path most pages
- * take; the settings are what bench/api-compression.ts measured cheapest per page (api/README.md
+ * take; the settings are what bench/api/compression.ts measured cheapest per page (api/README.md
  * has the table): fast levels, whose bytes stay within a quarter of zlib's default level; among
  * codings accepted with the same q-value, zstd when asked for (the cheapest and smallest), then
  * brotli's fastest quality through a reused engine (cheaper than gzip's fastest level), then gzip.

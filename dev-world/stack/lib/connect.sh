@@ -159,7 +159,7 @@ connector_register() {
   fi
   case "$(connector_states || true)" in
   STOPPED* | PAUSED*)
-    # Stopped or paused through the REST api (bench/pipeline.ts stops it for its run): `up` means running.
+    # Stopped or paused through the REST api (bench/pipeline/stages.ts stops it for its run): `up` means running.
     log "resuming connector $PDA_CONNECTOR_NAME"
     curl -fsS -m 30 -X PUT -o /dev/null "$CONNECT_URL/connectors/$PDA_CONNECTOR_NAME/resume" ||
       die "Kafka Connect refused to resume connector $PDA_CONNECTOR_NAME"

@@ -62,7 +62,7 @@ fetch_debezium_plugin() {
 }
 
 # Debezium's JDBC sink connector (same version as the source connector): only the ingest benchmark's
-# peer uses it (bench/jdbc-sink-peer.ts), so it is fetched only when PDA_STACK_JDBC_SINK=1, into its
+# peer uses it (bench/peers/jdbc-sink.ts), so it is fetched only when PDA_STACK_JDBC_SINK=1, into its
 # own plugin folder that Connect's plugin.path names only then (35 MB, and Connect starts faster
 # without Hibernate on its plugin path).
 fetch_jdbc_sink_plugin() {

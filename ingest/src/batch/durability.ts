@@ -18,7 +18,7 @@ export type DurabilityBarrier = () => Promise<void>;
  * At most one flush a second: each is a process (`sync`) and a burst of writeback, and one per
  * commit round cost more. Offsets are then committed up to a second later, which only widens what a
  * crash replays. The price of durability that remains is a few percent of the steady rate (paired
- * bench/ingest-throughput.ts runs with and without the barrier, in ingest/README.md "Offsets wait
+ * bench/ingest/throughput.ts runs with and without the barrier, in ingest/README.md "Offsets wait
  * for the disk"): pages written back now that the kernel would have rewritten in place before
  * writing them once.
  */

@@ -30,7 +30,7 @@ const UNKNOWN_LIMIT = 1024;
 
 /**
  * Memory an open company file holds outside the JS heap (schema, statements, page cache of a small
- * tenant, the -shm mapping): about the most bench/company-file-costs.ts measured per open file
+ * tenant, the -shm mapping): about the most bench/tenants/company-file-costs.ts measured per open file
  * (bench/README.md, "What one company file costs").
  */
 export const MEMORY_PER_OPEN_FILE = 256 * 1024;
