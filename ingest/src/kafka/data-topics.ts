@@ -22,7 +22,7 @@ export const DATA_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze
   'min.compaction.lag.ms': '604800000',
 });
 
-/** DATA_TOPIC_CONFIG as a list of config entries (bench/topic-fill.ts creates topics with it). */
+/** DATA_TOPIC_CONFIG as a list of config entries (bench/shared/topic-fill.ts creates topics with it). */
 export const DATA_TOPIC_CONFIG_ENTRIES = Object.entries(DATA_TOPIC_CONFIG).map(([name, value]) => ({
   name,
   value,
