@@ -1,8 +1,9 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, zstdDecompressSync } from 'node:zlib';
+import { companyPath } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
-import { ProjectionStore } from '@pda/projections/write';
+import { openWriter, ProjectionStore } from '@pda/projections/write';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectProblem } from './support/conformance.ts';
@@ -258,5 +259,24 @@ describe('live streams', () => {
       () => listening.fairShares.counts(f.keyIds.a).streams === 0,
       'the closed stream released its share',
     );
+  });
+
+  // Last: it leaves the fixture's file on another generation.
+  test('a rebuild of the company under a live stream ends it with a sync_window_expired line', async () => {
+    const { next } = await paged('/v1/changes?filter[type]=sites&limit=200', listening);
+    const stream = open(`${next}&live=true`);
+    await until(
+      () => stream.seen.some((l) => l.op === 'position' && l.caught_up === true),
+      'said it caught up',
+    );
+    // What a rebuild swaps in: another generation of the file (meta.created_us), with a commit.
+    const db = openWriter(companyPath(f.dataDir, COMPANY.A));
+    db.prepare('UPDATE meta SET created_us = created_us + 1, last_changed_us = last_changed_us + 1').run();
+    db.close();
+    expect(await stream.ended).toBe(200);
+    expect(stream.seen[stream.seen.length - 1]).toMatchObject({
+      op: 'error',
+      error: { status: 410, code: 'sync_window_expired' },
+    });
   });
 });

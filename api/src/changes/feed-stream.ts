@@ -1,4 +1,4 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { SyncState } from '@pda/projections/read';
 import type { ChangesPageRead } from '../read-pool/changes-page-read.ts';
 import { type FeedWalk, walkAfter } from './feed-walk.ts';
@@ -18,8 +18,12 @@ import type { Framing, StreamPosition } from './stream-framing.ts';
  * generator). Between chunks the event loop takes its turn, so other tenants' requests run.
  * A read that fails with a problem a partner can act on (a rebuild: 410 sync_window_expired) ends
  * the stream with an error line; any other failure ends it without one (the connection is cut,
- * and the partner resumes from its last position line).
+ * and the partner resumes from its last position line). A live stream outlasts a company that is
+ * out of service for a while (503: its file being rebuilt): it sends heartbeats and reads again
+ * every RETRY_MS, so that a partner learns of a rebuild as its 410, not as a 503 to retry.
  */
+const RETRY_MS = 1_000;
+
 export interface FeedStreamParts {
   /** One chunk of the walk after its position (readChangesPage with the stream's chunk size). */
   readonly read: (walk: FeedWalk) => ChangesPageRead;
@@ -27,8 +31,11 @@ export interface FeedStreamParts {
   readonly position: (walk: FeedWalk, state: SyncState) => { cursor: string; next: string };
   /** Until a commit moves the company's file past `seen`, `ms` pass, the api closes or `signal` aborts. */
   readonly waitForCommit: (seen: CommitMark, ms: number, signal: AbortSignal) => Promise<WaitOutcome>;
-  /** A failed read's last line, or undefined to end without one (held-requests' problems, 410). */
-  readonly problemOf: (error: unknown) => Buffer | undefined;
+  /**
+   * A failed read's last line and whether it may pass (a 503), or undefined to end without a
+   * line (an error of ours: the connection is cut).
+   */
+  readonly failure: (error: unknown) => { line: Buffer; retriable: boolean } | undefined;
   readonly framing: Framing;
   readonly live: boolean;
   readonly heartbeatMs: number;
@@ -50,9 +57,15 @@ export async function* feedStream(start: FeedWalk, parts: FeedStreamParts): Asyn
     try {
       read = parts.read(walk);
     } catch (error) {
-      const line = parts.problemOf(error);
-      if (line === undefined) throw error;
-      yield line;
+      const failed = parts.failure(error);
+      if (failed === undefined) throw error;
+      if (failed.retriable && parts.live && !parts.closing() && Date.now() + RETRY_MS < endsAt) {
+        yield framing.heartbeat();
+        const waited = await sleep(RETRY_MS, true, { signal }).catch(() => false);
+        if (waited) continue;
+        return;
+      }
+      yield failed.line;
       return;
     }
     walk = walkAfter(walk, read);

@@ -66,6 +66,7 @@ export function sendFeedStream(
   };
   reply.raw.once('close', end);
   const framing = FRAMINGS[parts.media];
+  let loggedFailure = false;
   const lines = feedStream(parts.start, {
     read: parts.read,
     position: parts.position,
@@ -76,12 +77,16 @@ export function sendFeedStream(
     signal: gone.signal,
     closing: () => parts.held.closing,
     waitForCommit: (seen, ms, signal) => parts.held.wait(parts.companyId, seen, ms, signal),
-    problemOf: (error) => {
+    failure: (error) => {
       // An error of ours (500) cuts the connection: the partner resumes from its last position.
       const { apiError, log } = toApiError(error);
       if (apiError.status === 500) return undefined;
-      if (log !== undefined) request.log[log]({ err: error }, 'change-feed stream ended by a failed read');
-      return framing.error(problemDocument(apiError, String(request.id)));
+      // Once per stream: a live stream retries a 503 every second while a company is rebuilt.
+      if (log !== undefined && !loggedFailure)
+        request.log[log]({ err: error }, 'change-feed stream: a read failed');
+      loggedFailure = true;
+      const line = framing.error(problemDocument(apiError, String(request.id)));
+      return { line, retriable: apiError.status === 503 };
     },
   });
   const source = Readable.from(lines, { objectMode: false, highWaterMark: READ_AHEAD_BYTES });
