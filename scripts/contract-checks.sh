@@ -112,8 +112,9 @@ judge_schemathesis "$work/schemathesis.log" "$work/api.log" "$st_status"
 # The fair-shares pass: a second api on the same files whose per-key in-progress cap is 1 and
 # whose pages are read by a reader thread, six Schemathesis workers at once (valid data only),
 # and every third GET /v1/sites steered to a since page that the scan budget cuts short (below;
-# scripts/lib/contract-schemathesis-hooks.py). The hooks count what the api answered; both
-# documented answers must have been seen and judged.
+# scripts/lib/contract-schemathesis-hooks.py), and every third GET /v1/changes asked as an NDJSON
+# stream (each line judged). The hooks count what the api answered; each documented answer must
+# have been seen and judged.
 fair_port=$(free_port)
 fair_api="http://127.0.0.1:$fair_port"
 echo "== Schemathesis, fair-shares pass: $fair_api with API_MAX_IN_PROGRESS_PER_KEY=1, API_READ_THREADS=1, 6 workers"
@@ -144,10 +145,10 @@ PDA_CONTRACT_OUTCOMES="$outcomes" PDA_CONTRACT_SINCE="$since" SCHEMATHESIS_HOOKS
 judge_schemathesis "$work/schemathesis-fair.log" "$work/api-fair.log" "$st_status" "the fair-shares pass"
 if ! node -e '
   const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`contract-checks: the fair-shares pass saw ${o.short_pages} short pages and ${o.in_progress_refusals} in-progress refusals (429) in ${o.calls} calls`);
-  process.exit(o.short_pages > 0 && o.in_progress_refusals > 0 ? 0 : 1);
+  console.log(`contract-checks: the fair-shares pass saw ${o.short_pages} short pages, ${o.in_progress_refusals} in-progress refusals (429) and ${o.streams} whole change-feed streams (${o.bad_streams} malformed) in ${o.calls} calls`);
+  process.exit(o.short_pages > 0 && o.in_progress_refusals > 0 && o.streams > 0 && o.bad_streams === 0 ? 0 : 1);
 ' "$outcomes"; then
-  echo "contract-checks: the fair-shares pass did not see both a short page and a 429 too_many_requests_in_progress" >&2
+  echo "contract-checks: the fair-shares pass did not see a short page, a 429 too_many_requests_in_progress and a well-formed change-feed stream (and no malformed one)" >&2
   exit 1
 fi
 echo "contract-checks: Spectral and Schemathesis passed"

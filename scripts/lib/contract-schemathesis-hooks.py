@@ -1,6 +1,6 @@
 """Schemathesis hooks for scripts/contract-checks.sh (loaded through SCHEMATHESIS_HOOKS).
 
-Five narrow exceptions, everything else is judged by `--checks all` as is:
+Six narrow exceptions, everything else is judged by `--checks all` as is:
 
 `cursor` is an opaque value signed by the server (HMAC, bound to company, sort and filters;
 docs/decisions/0003-keyset-cursors.md). A string that matches the parameter's schema but was not
@@ -32,6 +32,12 @@ a request that carried `sync`, are dropped. api/tests/sync-token.test.ts covers 
 `429 too_many_requests_in_progress` answers a valid request of a key that already has as many
 requests in progress as its share (api/README.md, "Fair shares"); the fair-shares pass below
 provokes it on purpose. Only a positive-data rejection answered 429 with that code is dropped.
+
+`live=true` on GET /v1/changes asks a stream to stay open, and only a stream can (an `Accept:
+application/x-ndjson` or `text/event-stream` request): on a page it is answered `400
+invalid_parameter` naming `live` (the parameter's description says so; a header-dependent
+parameter is not expressible in its schema). Only that answer, for a request with `live=true`, is
+dropped. api/tests/changes-stream.test.ts covers live streams.
 """
 
 import json
@@ -77,6 +83,8 @@ def filter_failure(context, failure, case, response):
         return True
     if "cursor" in query and code == "invalid_cursor":
         return False
+    if query.get("live") in (True, "true") and code == "invalid_parameter" and _names_parameter(response, "live"):
+        return False
     if "sync" in query and code in ("invalid_cursor", "invalid_parameter"):
         if _names_parameter(response, "sync"):
             return False
@@ -99,8 +107,10 @@ import threading
 _OUTCOMES = os.environ.get("PDA_CONTRACT_OUTCOMES")
 _SINCE = os.environ.get("PDA_CONTRACT_SINCE", "")
 _lock = threading.Lock()
-_counts = {"calls": 0, "short_pages": 0, "in_progress_refusals": 0}
+_counts = {"calls": 0, "short_pages": 0, "in_progress_refusals": 0, "streams": 0, "bad_streams": 0}
 _sites_calls = 0
+_changes_calls = 0
+_STREAM_OPS = {"upsert", "delete", "position", "heartbeat", "error"}
 
 
 def _record(name):
@@ -113,6 +123,13 @@ def _record(name):
     os.replace(partial, _OUTCOMES)
 
 
+def _header(response, name):
+    for key, values in (response.headers or {}).items():
+        if key.lower() == name:
+            return values[0] if isinstance(values, list) and values else str(values)
+    return ""
+
+
 def _is_in_progress_refusal(response):
     return response.status_code == 429 and _response_code(response) == "too_many_requests_in_progress"
 
@@ -121,7 +138,16 @@ if _OUTCOMES:
 
     @schemathesis.hook
     def before_call(context, case, **kwargs):
-        global _sites_calls
+        global _sites_calls, _changes_calls
+        if case.method.upper() == "GET" and case.path == "/v1/changes":
+            # Every third one as an NDJSON stream of the whole walk: not live, no wait (a page's).
+            with _lock:
+                _changes_calls += 1
+                stream = _changes_calls % 3 == 0
+            if stream:
+                case.query = {k: v for k, v in (case.query or {}).items() if k not in ("live", "wait")}
+                case.headers = {**(case.headers or {}), "Accept": "application/x-ndjson"}
+            return
         if case.method.upper() != "GET" or case.path != "/v1/sites":
             return
         with _lock:
@@ -134,11 +160,28 @@ if _OUTCOMES:
             query["limit"] = 1
             case.query = query
 
+    def _judge_stream(response):
+        # Every line one JSON object with a known op; the last a position that says caught up.
+        try:
+            lines = [json.loads(line) for line in response.content.decode("utf-8").split("\n") if line]
+            ok = (
+                len(lines) > 0
+                and all(isinstance(line, dict) and line.get("op") in _STREAM_OPS for line in lines)
+                and lines[-1].get("op") == "position"
+                and lines[-1].get("caught_up") is True
+            )
+        except (ValueError, UnicodeDecodeError):
+            ok = False
+        _record("streams" if ok else "bad_streams")
+
     @schemathesis.hook
     def after_call(context, case, response):
         _record("calls")
         if _is_in_progress_refusal(response):
             _record("in_progress_refusals")
+            return
+        if response.status_code == 200 and _header(response, "content-type").startswith("application/x-ndjson"):
+            _judge_stream(response)
             return
         if response.status_code != 200 or case.path != "/v1/sites":
             return
