@@ -323,8 +323,11 @@ async function checkShapes(urls: HostileUrls): Promise<ShapeCheck[]> {
   try {
     for (const [shape, request] of Object.entries(shapeRequests(urls))) {
       const headers = request.method === 'OPTIONS' ? { ...request.headers } : { ...auth, ...request.headers };
-      const answer = await client.send(request.method ?? 'GET', request.first, headers);
-      const page = answer.status === 200 ? (JSON.parse(answer.body) as { data: unknown[] }) : undefined;
+      const discard = request.discard === true;
+      const answer = await client.send(request.method ?? 'GET', request.first, headers, discard);
+      // A stream's body is counted, not kept: a whole company's feed (its rows are not a page's).
+      const page =
+        answer.status === 200 && !discard ? (JSON.parse(answer.body) as { data: unknown[] }) : undefined;
       let secondRows: number | undefined;
       if (request.walk && page) {
         const next = nextLink(answer);

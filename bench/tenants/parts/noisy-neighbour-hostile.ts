@@ -12,6 +12,7 @@ export const SHAPES = [
   'token-first',
   'token-deep',
   'changes',
+  'stream',
   'not-modified',
   'preflight',
   'plain-200',
@@ -34,7 +35,10 @@ export interface HostileUrls {
 /** What each shape asks; `-deep` shapes and the feed follow links.next and start over at the end. */
 export function shapeRequests(
   urls: HostileUrls,
-): Record<ShapeName, { first: string; walk: boolean; method?: string; headers?: Record<string, string> }> {
+): Record<
+  ShapeName,
+  { first: string; walk: boolean; method?: string; headers?: Record<string, string>; discard?: boolean }
+> {
   const since = `${urls.base}/v1/sites?sort=created_at&limit=200&filter[updated_since]=${urls.since}`;
   const token = `${urls.base}${urls.syncPath}`;
   return {
@@ -43,6 +47,13 @@ export function shapeRequests(
     'token-first': { first: token, walk: false },
     'token-deep': { first: token, walk: true },
     changes: { first: `${urls.base}/v1/changes?limit=200&include[sites]=contacts`, walk: true },
+    // The whole company's feed as one NDJSON stream (issue 36), its bytes counted and dropped.
+    stream: {
+      first: `${urls.base}/v1/changes?include[sites]=contacts`,
+      walk: false,
+      headers: { accept: 'application/x-ndjson' },
+      discard: true,
+    },
     'not-modified': { first: since, walk: false, headers: { 'if-none-match': urls.etag } },
     preflight: {
       first: `${urls.base}/v1/sites`,
@@ -101,7 +112,7 @@ export async function runHostile(
     const code = answerCode(answer);
     entry.answers[code] = (entry.answers[code] ?? 0) + 1;
     if (answer.status < 400) entry.ms.push(answer.ms);
-    if (answer.status === 200 && answer.headers['content-type']?.includes('json'))
+    if (answer.status === 200 && answer.headers['content-type']?.startsWith('application/json'))
       entry.rows.push((JSON.parse(answer.body) as { data: unknown[] }).data.length);
   };
   const auth = { authorization: `Bearer ${urls.key}` };
@@ -113,7 +124,7 @@ export async function runHostile(
       const url = positions.get(shape) ?? request.first;
       const headers = request.method === 'OPTIONS' ? { ...request.headers } : { ...auth, ...request.headers };
       try {
-        const answer = await client.send(request.method ?? 'GET', url, headers);
+        const answer = await client.send(request.method ?? 'GET', url, headers, request.discard === true);
         count(shape, answer);
         if (request.walk && answer.status === 200) positions.set(shape, nextLink(answer) ?? request.first);
       } catch (error) {

@@ -12,23 +12,30 @@ export interface Answer {
   readonly body: string;
   /** From the request's start to the last byte of the body. */
   readonly ms: number;
+  /** Bytes of the body (kept in `body` unless the request discarded it). */
+  readonly bytes: number;
 }
 
 export interface Client {
   get(url: string, headers?: Record<string, string>): Promise<Answer>;
-  send(method: string, url: string, headers?: Record<string, string>): Promise<Answer>;
+  /** `discard`: the body is counted, not kept (a whole stream of a big company). */
+  send(method: string, url: string, headers?: Record<string, string>, discard?: boolean): Promise<Answer>;
   close(): void;
 }
 
 /** A client whose connections leave from `localAddress`; each request times out after `timeoutMs`. */
 export function httpClient(localAddress: string, maxSockets: number, timeoutMs: number): Client {
   const agent = new Agent({ keepAlive: true, maxSockets, localAddress });
-  const send = (method: string, url: string, headers: Record<string, string> = {}) =>
+  const send = (method: string, url: string, headers: Record<string, string> = {}, discard = false) =>
     new Promise<Answer>((resolve, reject) => {
       const at = performance.now();
       const outgoing = request(url, { method, headers, agent, timeout: timeoutMs }, (incoming) => {
         const chunks: Buffer[] = [];
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let bytes = 0;
+        incoming.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (!discard) chunks.push(chunk);
+        });
         incoming.on('error', reject);
         incoming.on('end', () =>
           resolve({
@@ -36,6 +43,7 @@ export function httpClient(localAddress: string, maxSockets: number, timeoutMs: 
             headers: incoming.headers,
             body: Buffer.concat(chunks).toString('utf8'),
             ms: performance.now() - at,
+            bytes,
           }),
         );
       });
