@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import {
-  documentedDefault,
+  type ComputedDefault,
+  defaultMismatches,
   documentedSettings,
-  type SettingDefault,
-  schemaDefault,
+  type schemaDefault,
   settingRows,
 } from '@pda/projections/testing';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ const shape: Record<string, Parameters<typeof schemaDefault>[0]> = ConfigSchema.
  * Defaults computed at start, so the table says how rather than a value; each phrase is checked
  * here against what the schema yields.
  */
-const COMPUTED: Record<string, { phrase: string; holds(schema: SettingDefault): boolean }> = {
+const COMPUTED: Record<string, ComputedDefault> = {
   // Unset in the schema; parseConfig builds it from API_HOST and API_PORT.
   API_PUBLIC_BASE_URL: { phrase: '`http://<host>:<port>`', holds: (d) => d.kind === 'unset' },
   // An absolute path, resolved from src/config.ts's own location: the table names it from the root.
@@ -41,16 +41,7 @@ describe('api/README.md Configuration table', () => {
 
   it("states each setting's default as the schema has it", () => {
     // A name the schema lacks is the test above's failure; here only the defaults are compared.
-    const mismatches = documented.flatMap(({ name, text }) => {
-      const field = shape[name];
-      if (!field) return [];
-      const schema = schemaDefault(field);
-      const computed = COMPUTED[name];
-      if (computed) return text === computed.phrase && computed.holds(schema) ? [] : [{ name, text, schema }];
-      const compared = { name, text, documented: documentedDefault(text), schema };
-      return JSON.stringify(compared.documented) === JSON.stringify(schema) ? [] : [compared];
-    });
-    expect(mismatches).toEqual([]);
+    expect(defaultMismatches(documented, shape, COMPUTED)).toEqual([]);
   });
 
   it('is the only table naming API_ settings', () => {

@@ -92,3 +92,33 @@ export function schemaDefault(field: {
   if (!parsed.success) return { kind: 'required' };
   return parsed.data === undefined ? { kind: 'unset' } : { kind: 'value', value: parsed.data };
 }
+
+/** A default the table states as a phrase (computed at start), with the check of what the schema yields. */
+export interface ComputedDefault {
+  readonly phrase: string;
+  holds(schema: SettingDefault): boolean;
+}
+
+type SchemaField = Parameters<typeof schemaDefault>[0];
+
+/**
+ * The documented settings whose default is not the schema's (names the schema lacks are left to
+ * the caller's check of the names); `computed` defaults must be written as their phrase.
+ */
+export function defaultMismatches(
+  documented: readonly DocumentedSetting[],
+  shape: Readonly<Record<string, SchemaField>>,
+  computed: Readonly<Record<string, ComputedDefault>> = {},
+): { name: string; text: string; documented?: SettingDefault; schema: SettingDefault }[] {
+  return documented.flatMap(({ name, text }) => {
+    const field = shape[name];
+    if (!field) return [];
+    const schema = schemaDefault(field);
+    const phrase = computed[name];
+    if (phrase) return text === phrase.phrase && phrase.holds(schema) ? [] : [{ name, text, schema }];
+    const stated = documentedDefault(text);
+    return JSON.stringify(stated) === JSON.stringify(schema)
+      ? []
+      : [{ name, text, documented: stated, schema }];
+  });
+}
