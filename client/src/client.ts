@@ -12,6 +12,7 @@ import type {
 } from './contract.ts';
 import { type ExportOptions, exportAll } from './export-all.ts';
 import { type FollowOptions, type FollowPage, follow } from './follow.ts';
+import { type StreamChunk, type StreamOptions, stream } from './stream.ts';
 import { type SyncFromOptions, type SyncTokens, syncFrom, type TokenSyncItem } from './sync-from.ts';
 import { type SyncItem, type SyncOptions, syncSince } from './sync-since.ts';
 import { type CallOptions, type ClientOptions, createTransport, type QueryParams } from './transport.ts';
@@ -37,11 +38,20 @@ export interface Client {
    * commit order, page by page, held with `wait` once caught up; each page's `position` resumes it.
    */
   follow(options?: FollowOptions): AsyncGenerator<FollowPage, void, undefined>;
+  /**
+   * The same feed in one request (stream.ts): `{ changes, position, caughtUp }` per chunk of the
+   * NDJSON stream, until caught up, or with `live` for ever (reconnecting at each stream's
+   * lifetime); a cut connection is resumed from the last position yielded.
+   */
+  stream(options?: StreamOptions): AsyncGenerator<StreamChunk, void, undefined>;
   /** The calling key (`revokes_at` tells a rotation is under way) and the selected company. */
   me(options?: CallOptions): Promise<MeDocument>;
   /** The page `links.next` points at, as given (never rebuilt), or null after the last page. */
   next<P extends Page>(page: P, options?: CallOptions): Promise<P | null>;
-  /** Every record of a resource: the first page, then `links.next` until it is null. */
+  /**
+   * Every record of a resource (export-all.ts): in one stream of the change feed where the api
+   * offers it, else the first page, then `links.next` until it is null.
+   */
   exportAll<R extends Resource>(resource: R, options?: ExportOptions<R>): AsyncGenerator<ResourceRecord<R>>;
   /**
    * One run of the token procedure (sync-from.ts): with `from` null a full export, otherwise
@@ -74,6 +84,7 @@ export function createClient(options: ClientOptions): Client {
     deletions: (query, call) => http.getJson(http.url('/v1/deletions', query), call),
     me: (call) => http.getJson(http.url('/v1/me'), call),
     follow: (followOptions) => follow(http, followOptions),
+    stream: (streamOptions) => stream(http, streamOptions),
     next: async (page, call) => (page.links.next === null ? null : http.getJson(page.links.next, call)),
     exportAll: (resource, exportOptions) => exportAll(client, resource, exportOptions),
     syncFrom: (resource, from, syncOptions) => syncFrom(client, resource, from, syncOptions),

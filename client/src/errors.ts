@@ -59,3 +59,20 @@ function isProblem(body: unknown): body is Problem {
     typeof (body as { status?: unknown }).status === 'number'
   );
 }
+
+/**
+ * The api answered a request for a stream with something else (a `200` of another media type: an
+ * api, or a proxy in front of it, that sends the change feed as pages only). `client.follow` reads
+ * the same feed page by page; `exportAll` falls back to pages by itself.
+ */
+export class StreamNotOfferedError extends Error {
+  override readonly name = 'StreamNotOfferedError';
+  readonly url: string;
+  readonly contentType: string | null;
+
+  constructor(url: string, contentType: string | null) {
+    super(`${url} answered ${contentType ?? 'without a content type'}, not a stream`);
+    this.url = url;
+    this.contentType = contentType;
+  }
+}

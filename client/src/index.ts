@@ -18,10 +18,11 @@ export type {
   Resource,
   ResourceRecord,
 } from './contract.ts';
-export { ApiError, SyncWindowExpiredError } from './errors.ts';
+export { ApiError, StreamNotOfferedError, SyncWindowExpiredError } from './errors.ts';
 export type { ExportOptions } from './export-all.ts';
 export type { Change, ChangesPage, ChangesQuery, FollowOptions, FollowPage } from './follow.ts';
 export type { RetryEvent, RetryOptions } from './retry.ts';
+export type { StreamChunk, StreamLine, StreamOptions } from './stream.ts';
 export type { SyncFromOptions, SyncTokens, TokenSyncItem } from './sync-from.ts';
 export type { SyncItem, SyncOptions } from './sync-since.ts';
 export type { CallOptions, ClientOptions } from './transport.ts';

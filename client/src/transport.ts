@@ -1,4 +1,5 @@
 import { apiError } from './errors.ts';
+import { KeptPages } from './kept-pages.ts';
 import {
   isRetriableStatus,
   RETRY_DEFAULTS,
@@ -47,6 +48,18 @@ export interface Transport {
    * when a response's link points elsewhere.
    */
   getJson<T>(url: string, options?: CallOptions): Promise<T>;
+  /**
+   * GET `url` asking for `accept` (a streamed answer), retried as `getJson` until an answer that is
+   * not retried: an ok answer is returned with its body unread, for the caller to read as it comes;
+   * any other throws `ApiError`. The same rule of the base URL applies.
+   */
+  openStream(url: string, accept: string, options?: CallOptions): Promise<Response>;
+  /**
+   * Waits before trying again what failed `attempt` times in a row (from 1) after its answer came
+   * (a stream cut mid-body), with the client's retry policy and `onRetry`; throws `error` once
+   * `attempt` reaches the attempts allowed.
+   */
+  backoff(attempt: number, url: string, error: unknown, options?: CallOptions): Promise<void>;
 }
 
 export function createTransport(options: ClientOptions): Transport {
@@ -70,12 +83,34 @@ export function createTransport(options: ClientOptions): Transport {
     return target.href;
   };
 
-  /** One request; a network error (no answer, or the connection cut mid-body) is a value. */
-  const attemptOnce = async (target: string, signal: AbortSignal | undefined): Promise<Attempt> => {
-    const etag = kept.etag(target);
-    const sent = etag === undefined ? headers : { ...headers, 'if-none-match': etag };
+  /** The signal of a call: the client's and the call's together. */
+  const signalOf = (call: CallOptions): AbortSignal | undefined => {
+    const signals = [options.signal, call.signal].filter((s): s is AbortSignal => s !== undefined);
+    return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  };
+
+  const refuseOutsideBase = (target: string): void => {
+    const parsed = new URL(target);
+    if (parsed.origin !== base.origin || !parsed.pathname.startsWith(`${basePath}/`)) {
+      throw new Error(
+        `refusing to send the API key to ${parsed.origin}${parsed.pathname}: not under ${base.href}`,
+      );
+    }
+  };
+
+  /**
+   * One request; a network error (no answer, or the connection cut mid-body) is a value. The body
+   * is read here, except an ok streamed answer's: its reader reads it as it comes.
+   */
+  const attemptOnce = async (
+    target: string,
+    sent: Record<string, string>,
+    signal: AbortSignal | undefined,
+    streamed: boolean,
+  ): Promise<Attempt> => {
     try {
       const response = await doFetch(target, { headers: sent, ...(signal ? { signal } : {}) });
+      if (streamed && response.ok) return { kind: 'answer', response, text: '' };
       return { kind: 'answer', response, text: await response.text() };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -83,30 +118,27 @@ export function createTransport(options: ClientOptions): Transport {
     }
   };
 
-  const getJson = async <T>(target: string, call: CallOptions = {}): Promise<T> => {
-    const parsed = new URL(target);
-    if (parsed.origin !== base.origin || !parsed.pathname.startsWith(`${basePath}/`)) {
-      throw new Error(
-        `refusing to send the API key to ${parsed.origin}${parsed.pathname}: not under ${base.href}`,
-      );
-    }
-    const signals = [options.signal, call.signal].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-
+  /**
+   * Attempts of a GET until `settle` takes an answer (it returns a value) or one is not retried:
+   * 429, 5xx and network errors are tried again after `retryDelayMs`, up to `retry.maxAttempts`.
+   */
+  const attempts = async <T>(
+    target: string,
+    call: CallOptions,
+    sent: () => Record<string, string>,
+    streamed: boolean,
+    settle: (response: Response, text: string) => { value: T } | undefined,
+  ): Promise<T> => {
+    refuseOutsideBase(target);
+    const signal = signalOf(call);
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
-      const result = await attemptOnce(target, signal);
+      const result = await attemptOnce(target, sent(), signal, streamed);
       let event: RetryEvent;
       if (result.kind === 'answer') {
         const { response, text } = result;
-        if (response.status === 304) {
-          const page = kept.page(target);
-          if (page !== undefined) return JSON.parse(page) as T;
-        }
-        if (response.ok && response.status !== 304) {
-          kept.remember(target, response.headers.get('etag'), text);
-          return JSON.parse(text) as T;
-        }
+        const settled = settle(response, text);
+        if (settled !== undefined) return settled.value;
         if (!isRetriableStatus(response.status) || attempt >= retry.maxAttempts) {
           throw apiError(
             response.status,
@@ -126,7 +158,44 @@ export function createTransport(options: ClientOptions): Transport {
     }
   };
 
-  return { url, getJson };
+  const getJson = <T>(target: string, call: CallOptions = {}): Promise<T> =>
+    attempts(
+      target,
+      call,
+      () => {
+        const etag = kept.etag(target);
+        return etag === undefined ? headers : { ...headers, 'if-none-match': etag };
+      },
+      false,
+      (response, text) => {
+        if (response.status === 304) {
+          const page = kept.page(target);
+          if (page !== undefined) return { value: JSON.parse(page) as T };
+          return undefined;
+        }
+        if (!response.ok) return undefined;
+        kept.remember(target, response.headers.get('etag'), text);
+        return { value: JSON.parse(text) as T };
+      },
+    );
+
+  const openStream = (target: string, accept: string, call: CallOptions = {}): Promise<Response> =>
+    attempts(
+      target,
+      call,
+      () => ({ ...headers, accept: `${accept}, application/problem+json` }),
+      true,
+      (response) => (response.ok ? { value: response } : undefined),
+    );
+
+  const backoff = async (attempt: number, target: string, error: unknown, call: CallOptions = {}) => {
+    if (attempt >= retry.maxAttempts) throw error;
+    const event: RetryEvent = { attempt, delayMs: retryDelayMs(attempt, retry, null), url: target, error };
+    options.onRetry?.(event);
+    await sleep(event.delayMs, signalOf(call));
+  };
+
+  return { url, getJson, openStream, backoff };
 }
 
 type Attempt =
@@ -138,34 +207,5 @@ function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return undefined;
-  }
-}
-
-/** The pages that came with an ETag, by URL, the most recently used last (a small LRU). */
-class KeptPages {
-  readonly #max: number;
-  readonly #pages = new Map<string, { etag: string; text: string }>();
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  etag(url: string): string | undefined {
-    return this.#pages.get(url)?.etag;
-  }
-
-  page(url: string): string | undefined {
-    const entry = this.#pages.get(url);
-    if (entry === undefined) return undefined;
-    this.#pages.delete(url);
-    this.#pages.set(url, entry);
-    return entry.text;
-  }
-
-  remember(url: string, etag: string | null, text: string): void {
-    this.#pages.delete(url);
-    if (etag === null || this.#max === 0) return;
-    this.#pages.set(url, { etag, text });
-    if (this.#pages.size > this.#max) this.#pages.delete(this.#pages.keys().next().value as string);
   }
 }

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +13,10 @@ import { type RunningApi, startApi } from './support/api-server.ts';
 // Every example of docs/partners.md, run against a real api (in-process, on a loopback port): each
 // fenced `sh example=<name>` block is run by bash with the base URL, the key and the last run's
 // start in PDA_* variables, and checked below; the `json` block right after one is a sample of its
-// output and must match it (`…` elides the rest of a string); each `ts example=<name>` block must be
-// client/examples/<name>.ts byte for byte, and that program is run twice with node around changes.
+// output and must match it (`…` elides the rest of a string), and a `text` block right after one is
+// a sample of its NDJSON output, line by line (a last line `…`: more lines may follow); each
+// `ts example=<name>` block must be client/examples/<name>.ts byte for byte, and that program is
+// run with node around changes (the EventSource one until it has reconnected).
 
 const run = promisify(execFile);
 const GUIDE = fileURLToPath(new URL('../../docs/partners.md', import.meta.url));
@@ -28,6 +30,8 @@ interface Block {
   readonly body: string;
   /** The `json` block that follows a shell example: a sample of its output. */
   sample?: unknown;
+  /** The `text` block that follows a shell example: a sample of its NDJSON lines. */
+  lines?: string[];
 }
 
 function guideBlocks(): Block[] {
@@ -37,8 +41,11 @@ function guideBlocks(): Block[] {
   )) {
     const [, lang = '', name, body = ''] = match;
     const previous = blocks.at(-1);
-    if (lang === 'json' && previous?.lang === 'sh' && previous.sample === undefined) {
+    const sampled = previous?.sample !== undefined || previous?.lines !== undefined;
+    if (lang === 'json' && previous?.lang === 'sh' && !sampled) {
       previous.sample = JSON.parse(body);
+    } else if (lang === 'text' && previous?.lang === 'sh' && !sampled) {
+      previous.lines = body.split('\n').filter((line) => line !== '');
     } else blocks.push({ lang, name, body });
   }
   return blocks;
@@ -64,6 +71,18 @@ function expectMatchesSample(actual: unknown, sample: unknown, baseUrl: string, 
   } else expect(actual, path).toEqual(sample);
 }
 
+/** The lines of `stdout` match the sample's, one for one; a last sample line `…` lets more follow. */
+function expectMatchesLines(stdout: string, sample: readonly string[], baseUrl: string): void {
+  const actual = stdout.split('\n').filter((line) => line !== '');
+  const open = sample.at(-1) === '…';
+  const shown = open ? sample.slice(0, -1) : sample;
+  if (open) expect(actual.length, stdout).toBeGreaterThanOrEqual(shown.length);
+  else expect(actual.length, stdout).toBe(shown.length);
+  shown.forEach((line, i) => {
+    expectMatchesSample(JSON.parse(actual[i] ?? 'null'), JSON.parse(line), baseUrl, `line ${i + 1}`);
+  });
+}
+
 let f: Fixture;
 let api: RunningApi;
 let stateDir: string;
@@ -75,6 +94,7 @@ let etag: string;
 let changesPosition: string;
 let firstRun: { stdout: string };
 let firstFollow: { stdout: string };
+let firstStream: { stdout: string };
 
 const json = (stdout: string) => JSON.parse(stdout);
 const env = (extra: Record<string, string> = {}) => ({
@@ -154,17 +174,50 @@ const SHELL: Record<string, { env?: () => Record<string, string>; check: (stdout
       expect(new URL(json(out).links.next).searchParams.getAll('wait')).toEqual(['1']);
     },
   },
+  // The whole walk of sites in one response, ending caught up.
+  'changes-stream': {
+    check: (out) => {
+      const lines = ndjson(out);
+      expect(lines.map((l) => [l.op, l.id])).toEqual([
+        ['upsert', f.ids.A.sites[2]],
+        ['delete', f.ids.A.sites[0]],
+        ['upsert', f.ids.A.sites[1]],
+        ['position', undefined],
+      ]);
+      expect(lines.at(-1)?.caught_up).toBe(true);
+    },
+  },
+  // Caught up at once, heartbeats while nothing changes, and a last position at the lifetime.
+  'changes-live': {
+    check: (out) => {
+      const lines = ndjson(out);
+      expect(lines.at(0)).toMatchObject({ op: 'position', caught_up: true });
+      expect(lines.at(-1)).toMatchObject({ op: 'position', caught_up: true });
+      const between = lines.slice(1, -1).map((l) => l.op);
+      expect(between.length).toBeGreaterThan(0);
+      expect(new Set(between)).toEqual(new Set(['heartbeat']));
+    },
+  },
 };
-const PROGRAMS = ['follow-to-file', 'sync-to-file'];
+const PROGRAMS = ['follow-to-file', 'stream-to-file', 'event-source', 'sync-to-file'];
+const ndjson = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { op: string; id?: string; caught_up?: boolean });
 
 beforeAll(async () => {
   f = createFixture();
   stateDir = mkdtempSync(join(tmpdir(), 'pda-partners-guide-'));
   // No overlap here: a company file vouches for its deletions only since its creation (a moment
   // ago), and the overlap is proven by the sync tests, not by the guide's examples.
-  api = await startApi(f.dataDir, { env: { API_UPDATED_SINCE_OVERLAP_MS: '0' } });
+  // Streams end after 2 s (the live example), with a heartbeat every second.
+  api = await startApi(f.dataDir, {
+    env: { API_UPDATED_SINCE_OVERLAP_MS: '0', API_STREAM_MAX_LIFETIME_S: '2', API_STREAM_HEARTBEAT_S: '1' },
+  });
   firstRun = await runProgram(); // the full export
   firstFollow = await runFollower(); // from the start of the feed
+  firstStream = await runStreamer(); // the feed from its start, in one stream
   lastRunStart = new Date().toISOString();
   const headers = { authorization: `Bearer ${f.keys.a}` };
   const walked = (await (await fetch(`${api.baseUrl}/v1/sites?limit=200`, { headers })).json()) as {
@@ -208,6 +261,10 @@ const runFollower = () =>
   run(process.execPath, [join(EXAMPLES, 'follow-to-file.ts')], {
     env: env({ PDA_STATE_FILE: join(stateDir, 'feed.json') }),
   });
+const runStreamer = () =>
+  run(process.execPath, [join(EXAMPLES, 'stream-to-file.ts')], {
+    env: env({ PDA_STATE_FILE: join(stateDir, 'stream.json') }),
+  });
 
 describe('docs/partners.md', () => {
   const blocks = guideBlocks();
@@ -217,7 +274,7 @@ describe('docs/partners.md', () => {
     expect(named.filter((b) => b.name === undefined).map((b) => b.body)).toEqual([]);
     expect(named.filter((b) => b.lang === 'sh').map((b) => b.name)).toEqual(Object.keys(SHELL));
     expect(named.filter((b) => b.lang === 'ts').map((b) => b.name)).toEqual(PROGRAMS);
-    expect(blocks.filter((b) => b.lang === 'json')).toEqual([]);
+    expect(blocks.filter((b) => b.lang === 'json' || b.lang === 'text')).toEqual([]);
   });
 
   for (const block of blocks.filter((b) => b.lang === 'sh')) {
@@ -229,6 +286,7 @@ describe('docs/partners.md', () => {
       });
       example.check(stdout);
       if (block.sample !== undefined) expectMatchesSample(json(stdout), block.sample, api.baseUrl);
+      if (block.lines !== undefined) expectMatchesLines(stdout, block.lines, api.baseUrl);
     });
   }
 
@@ -279,5 +337,68 @@ describe('docs/partners.md', () => {
     expect(state.position).toContain('/v1/changes?');
     // Caught up: a third run applies nothing.
     expect((await runFollower()).stdout).toMatch(/^0 changes applied/);
+  });
+  test('the streamer is client/examples/stream-to-file.ts verbatim; run again, it applies the changes', async () => {
+    const block = blocks.find((b) => b.name === 'stream-to-file');
+    expect(block?.body).toBe(readFileSync(join(EXAMPLES, 'stream-to-file.ts'), 'utf8'));
+    expect(firstStream.stdout).toBe(
+      '0 changes applied; the copy holds 2 consumables, 3 equipment, 2 equipment-categories, 2 services, 3 sites\n',
+    );
+    const second = await runStreamer();
+    expect(second.stdout).toBe(
+      '2 changes applied; the copy holds 2 consumables, 3 equipment, 2 equipment-categories, 2 services, 2 sites\n',
+    );
+    const state = JSON.parse(readFileSync(join(stateDir, 'stream.json'), 'utf8'));
+    const A = f.ids.A;
+    expect(Object.keys(state.records.sites).sort()).toEqual([A.sites[1], A.sites[2]]);
+    expect(state.records.sites[A.sites[1]!]).toMatchObject({
+      name: 'renamed by the test',
+      contacts: expect.any(Array),
+    });
+    expect(state.position).toContain('/v1/changes?');
+    expect((await runStreamer()).stdout).toMatch(/^0 changes applied/);
+  });
+  // Last: it commits a change of its own once the EventSource has reconnected.
+  test('the EventSource is client/examples/event-source.ts verbatim; it reconnects with Last-Event-ID and goes on without repeats', async () => {
+    const block = blocks.find((b) => b.name === 'event-source');
+    expect(block?.body).toBe(readFileSync(join(EXAMPLES, 'event-source.ts'), 'utf8'));
+    const child = spawn(process.execPath, [join(EXAMPLES, 'event-source.ts')], {
+      env: env(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    const lines = () => out.split('\n').filter((line) => line !== '');
+    const until = async (condition: () => boolean, what: string) => {
+      for (let i = 0; i < 600 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(condition(), `${what}:\n${out}`).toBe(true);
+    };
+    const A = f.ids.A;
+    try {
+      // The stream ends at its lifetime (2 s); the EventSource reconnects 3 s later by itself.
+      await until(() => lines().filter((line) => line === 'connected').length >= 2, 'reconnected');
+      const store = ProjectionStore.open({ dataDir: f.dataDir });
+      store.applyBatch([
+        makeUpsert(
+          'sites',
+          sampleRow('sites', { id: A.sites[2]!, company_id: COMPANY.A, name: 'after the reconnect' }),
+          10_002,
+          { op: 'u' },
+        ),
+      ]);
+      store.close();
+      await until(() => lines().filter((line) => line.startsWith('upsert')).length >= 3, 'the new change');
+    } finally {
+      child.kill();
+    }
+    // Resumed after the last position (Last-Event-ID), not from the URL's start: nothing again.
+    expect(lines().filter((line) => line !== 'connected' && !line.startsWith('position'))).toEqual([
+      `upsert sites/${A.sites[2]}`,
+      `delete sites/${A.sites[0]}`,
+      `upsert sites/${A.sites[1]}`,
+      `upsert sites/${A.sites[2]}`,
+    ]);
   });
 });
