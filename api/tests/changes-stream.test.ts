@@ -171,6 +171,15 @@ describe('Server-Sent Events', () => {
     );
   });
 
+  test('a Last-Event-ID is ignored without text/event-stream (pages, NDJSON)', async () => {
+    const page = await app.inject({
+      url: '/v1/changes?limit=1',
+      headers: { ...bearer(f.keys.a), 'last-event-id': '0' },
+    });
+    expect(page.statusCode, page.body).toBe(200);
+    expect((await streamed('/v1/changes', { ...NDJSON, 'last-event-id': '0' })).statusCode).toBe(200);
+  });
+
   test('a Last-Event-ID that is not ours is a 400 invalid_cursor', async () => {
     expectProblem(
       await streamed('/v1/changes', { ...SSE, 'last-event-id': 'abc.def' }),

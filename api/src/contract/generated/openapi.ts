@@ -989,7 +989,8 @@ export interface components {
         /**
          * @description Sent by a reconnecting EventSource (`text/event-stream`): the cursor of the last position
          *     event received, resumed from as `cursor` would be (it takes the place of the URL's
-         *     `sync` and `cursor`). Ignored without `text/event-stream`.
+         *     `sync` and `cursor`). Ignored without `text/event-stream`; with it, a value that is not a
+         *     cursor this feed handed out answers `400 invalid_cursor`.
          */
         LastEventId: string;
         /**
@@ -2231,7 +2232,8 @@ export interface operations {
                 /**
                  * @description Sent by a reconnecting EventSource (`text/event-stream`): the cursor of the last position
                  *     event received, resumed from as `cursor` would be (it takes the place of the URL's
-                 *     `sync` and `cursor`). Ignored without `text/event-stream`.
+                 *     `sync` and `cursor`). Ignored without `text/event-stream`; with it, a value that is not a
+                 *     cursor this feed handed out answers `400 invalid_cursor`.
                  */
                 "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
