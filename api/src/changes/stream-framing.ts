@@ -1,4 +1,5 @@
 import type { ProblemDocument } from '../errors/problem.ts';
+import { joinedBytes } from '../http/page-bytes.ts';
 
 /**
  * The lines of a streamed change feed (docs/public-data-api-v1.md, "Change feed as a stream"), in
@@ -61,23 +62,8 @@ const sse: Framing = {
 
 export const FRAMINGS: Record<StreamMedia, Framing> = { ndjson, sse };
 
-/**
- * The items with `separator` between them, `head` before the first and `tail` after the last, in
- * one buffer of the exact size, each text encoded once (as http/page-bytes.ts writes a page: no
- * chunk-sized string joined on the V8 heap); no items: the tail alone, without its leading breaks.
- */
+/** A chunk's bytes (http/page-bytes.ts); no items: the tail alone, without its leading breaks. */
 function joined(head: string, items: readonly string[], separator: string, tail: string): Buffer {
   if (items.length === 0) return Buffer.from(tail.replace(/^\n+/, ''));
-  const separatorBytes = Buffer.byteLength(separator);
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + separatorBytes * (items.length - 1);
-  for (const item of items) size += Buffer.byteLength(item);
-  const bytes = Buffer.allocUnsafe(size);
-  let at = bytes.write(head, 0);
-  for (let index = 0; index < items.length; index++) {
-    if (index > 0) at += bytes.write(separator, at);
-    at += bytes.write(items[index] as string, at);
-  }
-  at += bytes.write(tail, at);
-  if (at !== size) throw new Error(`stream chunk: wrote ${at} of ${size} bytes`);
-  return bytes;
+  return joinedBytes(head, items, separator, tail);
 }

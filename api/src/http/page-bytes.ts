@@ -9,16 +9,25 @@
  * its CPU and garbage collection paused the loop up to 38 ms
  * (bench/results/noisy-neighbour-2026-12-02.md). A Buffer's bytes live outside the V8 heap.
  */
-const COMMA = 0x2c;
-
 export function pageBytes(head: string, items: readonly string[], tail: string): Buffer {
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
+  return joinedBytes(head, items, ',', tail);
+}
+
+/**
+ * `head`, the items with `separator` between them, then `tail`, in one buffer of the exact size,
+ * each text encoded once: a page's envelope (comma-separated) and a stream's chunk of lines
+ * (changes/stream-framing.ts).
+ */
+export function joinedBytes(head: string, items: readonly string[], separator: string, tail: string): Buffer {
+  const separatorBytes = Buffer.byteLength(separator);
+  let size =
+    Buffer.byteLength(head) + Buffer.byteLength(tail) + separatorBytes * Math.max(0, items.length - 1);
   for (const item of items) size += Buffer.byteLength(item);
   // Every byte is written below: the sizes are what write() produces (UTF-8, lone surrogates as U+FFFD).
   const bytes = Buffer.allocUnsafe(size);
   let at = bytes.write(head, 0);
   for (let index = 0; index < items.length; index++) {
-    if (index > 0) bytes[at++] = COMMA;
+    if (index > 0) at += bytes.write(separator, at);
     at += bytes.write(items[index] as string, at);
   }
   at += bytes.write(tail, at);
