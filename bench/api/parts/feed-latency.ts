@@ -9,6 +9,7 @@ import { get as httpGet } from 'node:http';
 import type { Row } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
+import { onJsonLines } from './ndjson-lines.ts';
 
 export interface Latencies {
   readonly changes: number;
@@ -83,18 +84,7 @@ function followStream(
     const request = httpGet(url, { headers: { ...headers, accept: 'application/x-ndjson' }, signal });
     request.on('error', () => resolve());
     request.on('response', (response) => {
-      let pending = '';
-      response.setEncoding('utf8');
-      response.on('data', (text: string) => {
-        pending += text;
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line === '') continue;
-          const parsed = JSON.parse(line) as { data?: { name?: string } };
-          onName(parsed.data?.name);
-        }
-      });
+      onJsonLines<{ data?: { name?: string } }>(response, (line) => onName(line.data?.name));
       response.on('end', () => resolve());
       response.on('error', () => resolve());
     });

@@ -7,6 +7,7 @@ import { get as httpGet } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createZstdDecompress } from 'node:zlib';
 import { createClient } from '@pda/client';
+import { onJsonLines } from './ndjson-lines.ts';
 
 export interface Copied {
   readonly items: number;
@@ -71,19 +72,11 @@ export function copyStreamed(base: string, key: string, acceptEncoding: string):
       });
       const decoder = DECODERS[coding];
       const body = decoder ? response.pipe(decoder()) : response;
-      let pending = '';
       let items = 0;
       let last: { op: string; caught_up?: boolean } | undefined;
-      body.setEncoding('utf8');
-      body.on('data', (text: string) => {
-        pending += text;
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line === '') continue;
-          last = JSON.parse(line) as { op: string; caught_up?: boolean };
-          if (last.op === 'upsert' || last.op === 'delete') items += 1;
-        }
+      onJsonLines<{ op: string; caught_up?: boolean }>(body, (line) => {
+        last = line;
+        if (line.op === 'upsert' || line.op === 'delete') items += 1;
       });
       body.on('error', reject);
       body.on('end', () => {

@@ -1,0 +1,16 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Calls `onLine` with each line of an NDJSON body as it arrives, parsed (a line is handed over
+ * once its newline has come; empty lines are skipped). For bench/api/feed-stream.ts's readers.
+ */
+export function onJsonLines<T>(body: Readable, onLine: (line: T) => void): void {
+  let pending = '';
+  body.setEncoding('utf8');
+  body.on('data', (text: string) => {
+    pending += text;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line !== '') onLine(JSON.parse(line) as T);
+  });
+}
