@@ -44,12 +44,7 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
     // A reconnecting EventSource resumes from the id of the last position event it received.
     const lastEventId = media === 'sse' ? request.headers['last-event-id'] : undefined;
     if (Array.isArray(lastEventId)) throw invalidParameter('Last-Event-ID', 'give it once');
-    const start = feedWalk(
-      query,
-      tenant,
-      cursorSecrets(app.config),
-      (lastEventId as string | undefined) ?? query.cursor,
-    );
+    const start = feedWalk(query, tenant, cursorSecrets(app.config), lastEventId ?? query.cursor);
     const companyId = tenant.company.id;
     const { types, typeFilter, position, walk } = start;
     const include = [...query.include].map(([type, names]) => [type, [...names]] as const);
