@@ -41,7 +41,7 @@ export function feedWalk(
   query: ChangesQuery,
   tenant: Tenant,
   secrets: readonly string[],
-  resume: string | undefined = query.cursor,
+  resume: string | undefined,
 ): FeedWalk {
   const companyId = tenant.company.id;
   let types = query.types;
