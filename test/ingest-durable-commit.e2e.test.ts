@@ -73,6 +73,7 @@ describe('offsets wait for the durability barrier', () => {
         prepare: (records) => records,
         commit: async (records) => {
           applied += records.length;
+          return undefined;
         },
       },
       stop.signal,

@@ -6,6 +6,7 @@
  * restarts the process).
  */
 import { openFileLimit, openFileLimitProblem } from '@pda/projections/model';
+import { startTracing, type Tracing } from '@pda/tracing';
 import { ConfigError, parseConfig } from './config.ts';
 import { KafkaAuthenticationError } from './kafka/auth-failure.ts';
 import { OwnershipMismatchError } from './kafka/writer-ownership.ts';
@@ -32,7 +33,28 @@ if (tooFewDescriptors) {
   process.exit(2);
 }
 const logger = createLogger(config.logLevel);
-const worker = createWorker(config, { logger, avscTypes: await loadAvscTypes(logger) });
+const tracing = startIngestTracing();
+const worker = createWorker(config, {
+  logger,
+  avscTypes: await loadAvscTypes(logger),
+  ...(tracing.enabled && { tracer: tracing.tracer }),
+});
+
+/** Traces from the standard OTEL_* settings (docs/operations.md, "Traces"); a wrong one: exit 2. */
+function startIngestTracing(): Tracing {
+  try {
+    const started = startTracing({ serviceName: 'pda-ingest' });
+    if (started.settings.enabled)
+      logger.info(
+        { endpoint: started.settings.endpoint, service: started.settings.serviceName },
+        'traces on',
+      );
+    return started;
+  } catch (error) {
+    process.stderr.write(`ingest: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+}
 
 // Process managers (pnpm, timeout, a shell's process group) often deliver the same signal
 // more than once; only a repeat after 3 s means "stop now, skip the drain".
@@ -62,7 +84,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 worker.run().then(
-  () => process.exit(0),
+  // What the last batches traced is sent before the process ends.
+  () => tracing.shutdown().finally(() => process.exit(0)),
   (error: unknown) => {
     if (error instanceof KafkaAuthenticationError || error instanceof OwnershipMismatchError) {
       // Configuration, found at the first connection: one line, and the exit code of a bad setting

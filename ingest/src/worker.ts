@@ -7,6 +7,8 @@
  * drains, closes the old files and continues on the new generation with the consumer group that
  * built it (GENERATION.json), so there is never more than one writer per generation.
  */
+
+import type { Tracer } from '@opentelemetry/api';
 import { type OpenFilesBound, processOpenFilesBound, type SourceTable } from '@pda/projections/model';
 import { type ProjectionStoreOptions, WRITER_DESCRIPTOR_RESERVE } from '@pda/projections/write';
 import type { Logger } from 'pino';
@@ -44,6 +46,8 @@ export interface WorkerDeps {
   readonly followSwaps?: boolean;
   /** Fail when a data topic is not compacted and lost its oldest events (the rebuild builder). */
   readonly refuseTruncatedTopics?: boolean;
+  /** Spans of each apply call (@pda/tracing startTracing, when traces are on; main.ts); default: none. */
+  readonly tracer?: Tracer;
 }
 
 export interface Worker {
@@ -115,6 +119,7 @@ export function createWorker(config: IngestConfig, deps: WorkerDeps): Worker {
         maxGroupEvents: () => Math.max(config.apply.maxGroupEvents, inFlightBound.current()),
         onApplied: (companies) => inFlightBound.observe(companies),
         ...(config.ownership && { foreignCompany: foreignCompanyOf(config.ownership) }),
+        ...(deps.tracer && { tracer: deps.tracer }),
       });
       source = createKafkaSource(
         sourceOptions(config, deps, {
@@ -323,8 +328,9 @@ function recordsHandler(
     resolve: avro.resolve,
     prepare: (records) => pipeline.prepare(records),
     commit: async (prepared) => {
-      await pipeline.apply(prepared);
+      const { trace } = await pipeline.apply(prepared);
       storage.applied();
+      return trace;
     },
   };
 }

@@ -116,9 +116,9 @@ describe('the Kafka source over the client interface', () => {
     const handler: RecordsHandler<RawRecord[]> = {
       prepare: (records) => records,
       commit: (records) =>
-        new Promise<void>((resolve) => {
+        new Promise<undefined>((resolve) => {
           chunks.push(records.map((r) => r.offset));
-          release.push(resolve);
+          release.push(() => resolve(undefined));
         }),
     };
     const stop = new AbortController();
@@ -159,6 +159,7 @@ describe('the Kafka source over the client interface', () => {
       commit: async () => {
         calls++;
         if (calls === 1) throw new Error('disk full');
+        return undefined;
       },
     };
     const stop = new AbortController();

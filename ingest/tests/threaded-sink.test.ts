@@ -37,7 +37,7 @@ describe('apply thread', () => {
       inFlight.push(pipeline.apply(pipeline.prepare(records.slice(i, i + 5))));
     const summaries = await Promise.all(inFlight);
     await sink.close();
-    expect(summaries.reduce((n, s) => n + s.deadLettered, 0)).toBe(0);
+    expect(summaries.reduce((n, s) => n + s.summary.deadLettered, 0)).toBe(0);
     expect(dumpDataDir(dataDir)).toEqual(dumpDataDir(reference));
   });
 });

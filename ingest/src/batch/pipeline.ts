@@ -10,11 +10,13 @@
  * (group-commit.ts): one transaction per company for the group, one log line per group. With the
  * sink on this thread nothing is ever in flight when the next chunk comes, so each chunk is its own.
  */
+import type { Tracer } from '@opentelemetry/api';
 import type { Change } from '@pda/projections/model';
 import type { BatchResult, DeadLetter } from '@pda/projections/write';
 import type { Logger } from 'pino';
 import type { ApplySink } from '../apply-thread/sink.ts';
 import type { Decoder, RawRecord } from '../decode/index.ts';
+import { type BatchTrace, startBatchTrace } from '../observability/batch-trace.ts';
 import type { IngestMetrics } from '../observability/metrics.ts';
 import { createGroupCommitter } from './group-commit.ts';
 
@@ -37,13 +39,24 @@ export interface Prepared {
   readonly deadLetters: readonly DeadLetter[];
   readonly ignored: number;
   readonly lastTsMs: number | undefined;
+  /** performance.now() when decoding started (the records had just been fetched) and ended. */
   readonly started: number;
+  readonly decodedAt: number;
+  /** The oldest record's Kafka timestamp (epoch ms), when the client gives one (traces). */
+  readonly inKafkaAtMs: number | undefined;
+}
+
+/** An apply call's outcome for each chunk in it: its summary, and its trace when one was sampled. */
+export interface Applied {
+  readonly summary: BatchSummary;
+  /** Ended by the caller once the offsets are committed (kafka/hand-over.ts). */
+  readonly trace: BatchTrace | undefined;
 }
 
 export interface Pipeline {
   prepare(records: readonly RawRecord[], invalid?: readonly DeadLetter[]): Prepared;
   /** Applies (grouped with the chunks that wait meanwhile); resolves when every transaction committed. */
-  apply(prepared: Prepared): Promise<BatchSummary>;
+  apply(prepared: Prepared): Promise<Applied>;
   /**
    * Prepares and applies one batch on its own; `invalid`: records rejected before decoding
    * (unreadable replay lines), stored as dead letters.
@@ -73,8 +86,11 @@ export function createPipeline(deps: {
    * not apply, else undefined. Such changes are counted and left out, one warning per chunk.
    */
   foreignCompany?: (change: Change) => string | undefined;
+  /** Spans of each apply call (observability/batch-trace.ts); omitted: none (traces off). */
+  tracer?: Tracer;
 }): Pipeline {
   const { decoder, sink, metrics, logger } = deps;
+  const tracer = deps.tracer;
   // A reason is logged once per process (then only counted), so a poison stream cannot flood logs.
   const loggedReasons = new Set<string>();
 
@@ -84,10 +100,16 @@ export function createPipeline(deps: {
     const deadLetters: DeadLetter[] = [...invalid];
     let ignored = 0;
     let lastTsMs: number | undefined;
+    let inKafkaAtMs: number | undefined;
     let foreign: { count: number; companies: Set<string>; first: RawRecord } | undefined;
     for (const record of records) {
       const result = decoder(record);
       const { topic, partition, offset } = record;
+      if (
+        record.timestampMs !== undefined &&
+        !(record.timestampMs >= (inKafkaAtMs ?? Number.POSITIVE_INFINITY))
+      )
+        inKafkaAtMs = record.timestampMs;
       if (result.type === 'change') {
         const company = deps.foreignCompany?.(result.change);
         if (company !== undefined) {
@@ -129,7 +151,16 @@ export function createPipeline(deps: {
         "changes of companies this writer does not own were not applied (their partition is not this writer's in the ownership file: the connector and the file disagree?)",
       );
     }
-    return { events: records.length + invalid.length, changes, deadLetters, ignored, lastTsMs, started };
+    return {
+      events: records.length + invalid.length,
+      changes,
+      deadLetters,
+      ignored,
+      lastTsMs,
+      started,
+      decodedAt: performance.now(),
+      inKafkaAtMs,
+    };
   }
 
   function finish(prepared: Prepared, result: BatchResult | undefined): BatchSummary {
@@ -203,12 +234,26 @@ export function createPipeline(deps: {
   }
 
   /** One apply call for a batch (or a merged group); nothing to write: no call at all. */
-  async function applyNow(prepared: Prepared): Promise<BatchSummary> {
-    if (!hasWork(prepared)) return finish(prepared, undefined);
-    return finish(prepared, await sink.applyBatch(prepared.changes, { deadLetters: prepared.deadLetters }));
+  async function applyNow(prepared: Prepared): Promise<Applied> {
+    if (!hasWork(prepared)) return { summary: finish(prepared, undefined), trace: undefined };
+    // Without a tracer (traces off, the default) nothing of batch-trace.ts runs.
+    const batchTrace = tracer && startBatchTrace(tracer, prepared);
+    const sentAt = performance.now();
+    let result: BatchResult;
+    try {
+      result = await sink.applyBatch(prepared.changes, {
+        deadLetters: prepared.deadLetters,
+        ...(batchTrace && { trace: batchTrace.link }),
+      });
+    } catch (error) {
+      batchTrace?.failed(error);
+      throw error;
+    }
+    batchTrace?.applied(result, sentAt, performance.now());
+    return { summary: finish(prepared, result), trace: batchTrace };
   }
 
-  const groups = createGroupCommitter<Prepared, BatchSummary>({
+  const groups = createGroupCommitter<Prepared, Applied>({
     merge: mergePrepared,
     size: (p) => p.events,
     maxGroupSize: deps.maxGroupEvents ?? 20_000,
@@ -222,7 +267,12 @@ export function createPipeline(deps: {
   return {
     prepare,
     apply: (prepared) => groups.submit(prepared),
-    process: (records, invalid = []) => applyNow(prepare(records, invalid)),
+    process: async (records, invalid = []) => {
+      // Nothing commits offsets after a replay's batch: its trace ends with the apply.
+      const { summary, trace: batchTrace } = await applyNow(prepare(records, invalid));
+      batchTrace?.committed(undefined);
+      return summary;
+    },
     async markSourceCurrent(tsMs) {
       const result = await sink.applyBatch([], { sourceCurrentAtMs: tsMs });
       // The open files' on-disk check runs in these calls too: an idle company's damage shows here.
@@ -235,8 +285,11 @@ export function createPipeline(deps: {
 /** Chunks in submission order → one: the apply path sees them as one batch (per-row order kept). */
 export function mergePrepared(items: readonly Prepared[]): Prepared {
   let lastTsMs: number | undefined;
+  let inKafkaAtMs: number | undefined;
   for (const p of items) {
     if (p.lastTsMs !== undefined) lastTsMs = Math.max(lastTsMs ?? 0, p.lastTsMs);
+    if (p.inKafkaAtMs !== undefined)
+      inKafkaAtMs = Math.min(inKafkaAtMs ?? Number.POSITIVE_INFINITY, p.inKafkaAtMs);
   }
   return {
     events: items.reduce((sum, p) => sum + p.events, 0),
@@ -245,5 +298,7 @@ export function mergePrepared(items: readonly Prepared[]): Prepared {
     ignored: items.reduce((sum, p) => sum + p.ignored, 0),
     lastTsMs,
     started: Math.min(...items.map((p) => p.started)),
+    decodedAt: Math.max(...items.map((p) => p.decodedAt)),
+    inKafkaAtMs,
   };
 }

@@ -10,6 +10,8 @@ export interface RawRecord {
   readonly offset: string;
   readonly key: Uint8Array | string | null;
   readonly value: Uint8Array | string | null;
+  /** The record's Kafka timestamp (epoch ms; the producer's create time), when the client gives it. */
+  readonly timestampMs?: number;
 }
 
 export type DecodeResult =

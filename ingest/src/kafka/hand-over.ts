@@ -5,7 +5,7 @@ import type { FailurePause } from './failure-pause.ts';
 import type { HeartbeatWatch } from './heartbeat-watch.ts';
 import type { InFlightChunks } from './in-flight.ts';
 import type { LagMonitor } from './lag-monitor.ts';
-import type { OffsetCommitter } from './offset-committer.ts';
+import type { CommitRound, OffsetCommitter } from './offset-committer.ts';
 
 /**
  * Two phases so consecutive chunks overlap on two cores: `prepare` (decode, this thread) of the
@@ -24,7 +24,12 @@ export interface RecordsHandler<T> {
     hooks: { heartbeat: () => Promise<void>; signal: AbortSignal },
   ): Promise<void>;
   prepare(records: RawRecord[]): T;
-  commit(prepared: T): Promise<void>;
+  /** May return what to tell once the chunk's offsets are committed (its batch's trace ends there). */
+  commit(prepared: T): Promise<AfterOffsetCommit | undefined>;
+}
+
+export interface AfterOffsetCommit {
+  committed(round: CommitRound | undefined): void;
 }
 
 /** The part of the source's options (source.ts KafkaSourceOptions) the hand-over reads. */
@@ -71,11 +76,12 @@ export function handOverBatches<T>(parts: {
       if (!ticket) return; // blocked by a failed chunk until the seek takes effect
       const prepared = handler.prepare(records);
       handler.commit(prepared).then(
-        () => {
+        (after) => {
           inFlight.applied(ticket);
           lag.applied(topic, partition, last, highWatermark);
           failures.succeeded();
-          commits.commitApplied();
+          const committing = commits.commitApplied();
+          if (after) committing.then(() => after.committed(commits.lastRound()));
         },
         (error: unknown) => failures.failed(ticket, error),
       );

@@ -14,6 +14,15 @@ export interface CommitOptions {
   readonly logger: Logger;
 }
 
+/** When a commit round ran (epoch ms): the durability barrier, then Kafka's commit (traces). */
+export interface CommitRound {
+  readonly durableStartMs: number;
+  readonly durableEndMs: number;
+  readonly committedAtMs: number;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+
 /**
  * Commits what is applied: one commit loop at a time, repeated while more became applied, each
  * round after the durability barrier.
@@ -24,6 +33,7 @@ export function createOffsetCommitter(
   options: CommitOptions,
 ) {
   let committing: Promise<void> | undefined;
+  let lastRound: CommitRound | undefined;
 
   /** The returned promise settles when the loop is done (the drain awaits it for the final commit). */
   function commitApplied(): Promise<void> {
@@ -33,9 +43,12 @@ export function createOffsetCommitter(
       await null;
       try {
         for (let offsets = inFlight.commitable(); offsets.length > 0; offsets = inFlight.commitable()) {
+          const durableStartMs = epochNow();
           await options.durable?.();
+          const durableEndMs = epochNow();
           await consumer.commit(offsets);
           inFlight.committed(offsets);
+          lastRound = { durableStartMs, durableEndMs, committedAtMs: epochNow() };
         }
         return true;
       } catch (error) {
@@ -53,6 +66,7 @@ export function createOffsetCommitter(
     return committing;
   }
 
-  return { commitApplied };
+  /** The newest round that committed: the one that took a chunk's offsets once commitApplied() settles. */
+  return { commitApplied, lastRound: () => lastRound };
 }
 export type OffsetCommitter = ReturnType<typeof createOffsetCommitter>;

@@ -196,6 +196,7 @@ export async function rebuildCompany(
           changes += mine.length;
           const result = await sink.applyBatch(mine, { onlyCompany: companyId, readUpTo });
           applied += result.applied;
+          return undefined; // a backfill is not traced
         },
       },
       stop.signal,

@@ -14,3 +14,4 @@ export * from './representation.ts';
 export * from './statement-lru.ts';
 export * from './storage-faults.ts';
 export * from './thread-error.ts';
+export * from './trace-link.ts';

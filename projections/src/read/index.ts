@@ -1,6 +1,7 @@
 // `@pda/projections/read`: the readers of the projection files (api, analysts, tools). Nothing here
 // writes; the writer is `@pda/projections/write` (ingest), which the api and analysts never import
 // (tests/import-sides.test.ts).
+export * from './apply-traces.ts';
 export * from './changes.ts';
 export * from './changes-rows.ts';
 export * from './company-faults.ts';

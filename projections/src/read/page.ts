@@ -1,3 +1,4 @@
+import type { PagePlan } from './page-sql.ts';
 import { checkRequest, readPlannedPage } from './planned-page.ts';
 import type { ReadHandle } from './read-handle.ts';
 import { chooseSincePlan } from './since-plan.ts';
@@ -56,6 +57,8 @@ export interface Page<Row> {
    * starts after it (not after the page's last row, which may be far before it, or absent).
    */
   readonly reached?: KeysetPosition;
+  /** The plan that read it (since-plan.ts; `walk` without a since): what the api's span reports. */
+  readonly plan?: PagePlan;
 }
 
 /**
@@ -84,5 +87,5 @@ export function readPage(
     request.changedSinceUs === undefined
       ? 'walk'
       : chooseSincePlan(handle, table, request.sort, request.limit, request.changedSinceUs);
-  return readPlannedPage(handle, table, request, columns, plan);
+  return { ...readPlannedPage(handle, table, request, columns, plan), plan };
 }

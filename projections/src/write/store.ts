@@ -4,6 +4,7 @@ import { CompanyFileDamagedError, InvalidCompanyIdError } from '../model/errors.
 import { companyPartition } from '../model/ownership.ts';
 import { isUuid } from '../model/paths.ts';
 import { DEFAULT_STATEMENTS_PER_HANDLE, StatementCounts } from '../model/statement-lru.ts';
+import type { TraceLink } from '../model/trace-link.ts';
 import type { CompanyFault } from '../read/company-faults.ts';
 import { applyBatch, takeOutOfService } from './apply/apply-batch.ts';
 import type { BatchResult } from './apply/result.ts';
@@ -75,6 +76,12 @@ export interface ApplyOptions {
    * once this covers every change the live batches skipped (finishCompanyRebuild).
    */
   readonly readUpTo?: Readonly<Record<string, string>>;
+  /**
+   * The span of ingest's batch when its trace is sampled: each company transaction notes which of
+   * its change times this batch wrote (migration company/007-apply-traces.sql), so the api's span
+   * that serves them can link to it.
+   */
+  readonly trace?: TraceLink;
 }
 
 /** A company rebuild cannot finish yet: the backfill has not read as far as the live batches. */
@@ -190,6 +197,7 @@ export class ProjectionStore {
         options.sourceCurrentAtMs,
         options.onlyCompany,
         detected,
+        options.trace,
       );
       const statements = {
         evicted: this.#statements.evicted - evictedBefore,

@@ -95,6 +95,7 @@ const toRecord = (topic: string, partition: number, m: KafkaMessage): RawRecord 
   offset: m.offset,
   key: m.key ?? null,
   value: m.value ?? null,
+  timestampMs: Number(m.timestamp),
 });
 
 const topicPartitions = (where: readonly TopicPartitions[]) =>

@@ -1,6 +1,7 @@
 import type { Change } from '../../model/change.ts';
 import { CompanyFileDamagedError } from '../../model/errors.ts';
 import { classifyFault } from '../../model/storage-faults.ts';
+import type { TraceLink } from '../../model/trace-link.ts';
 import type { CompanyFault } from '../../read/company-faults.ts';
 import type { CompanyFiles } from '../files/company-files.ts';
 import type { ControlFile } from '../files/control-file.ts';
@@ -50,6 +51,7 @@ export function applyBatch(
   sourceCurrentAtMs?: number,
   onlyCompany?: string,
   detected: CompanyFault[] = [],
+  trace?: TraceLink,
 ): Omit<BatchResult, 'statements'> {
   const tally = new Tally();
   const rejections: Rejection[] = [];
@@ -80,7 +82,7 @@ export function applyBatch(
         continue;
       }
       try {
-        applyCompany(files, companyId, ops, tally, partRejections);
+        applyCompany(files, companyId, ops, tally, partRejections, trace);
         written.push(companyId);
       } catch (error) {
         if (classifyFault(error) !== 'damaged') throw error;

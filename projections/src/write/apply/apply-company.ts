@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { quoteIdent } from '../../model/quote-ident.ts';
 import { classifyFault } from '../../model/storage-faults.ts';
+import type { TraceLink } from '../../model/trace-link.ts';
 import type { CompanyFile } from '../files/company-file.ts';
 import type { CompanyFiles } from '../files/company-files.ts';
 import type { SqlValue } from '../plan/coerce.ts';
@@ -18,11 +19,12 @@ export function applyCompany(
   ops: readonly CompanyOp[],
   tally: Tally,
   rejections: Rejection[],
+  trace?: TraceLink,
 ): void {
   const carried = readCarried(files, ops);
   const file = files.get(companyId);
   file.checkpointIfDue();
-  applyCompanyOps(file, ops, tally, rejections, carried);
+  applyCompanyOps(file, ops, tally, rejections, carried, trace);
 }
 
 /**
@@ -40,18 +42,21 @@ export function applyCompanyOps(
   tally: Tally,
   rejections: Rejection[],
   carried: Carried,
+  trace?: TraceLink,
 ) {
   let outcomes: Outcome[];
+  const beforeUs = trace ? file.lastChangedUs : 0; // read only when it will be noted
   try {
     outcomes = file.db.transaction(() => {
       const done = ops.map((op) => run(file, op, carried));
+      if (trace) file.recordTrace(trace, beforeUs);
       file.saveChangeTime();
       return done;
     })();
   } catch (error) {
     file.reload();
     if (!isDataError(error)) throw error;
-    outcomes = applyOneByOne(file, ops, rejections, carried);
+    outcomes = applyOneByOne(file, ops, rejections, carried, trace);
   }
   ops.forEach((op, i) => {
     if (!op.derived) tally.count(op.change.table, outcomes[i] ?? 'rejected');
@@ -63,8 +68,10 @@ function applyOneByOne(
   ops: readonly CompanyOp[],
   rejections: Rejection[],
   carried: Carried,
+  trace: TraceLink | undefined,
 ): Outcome[] {
   const single = file.db.transaction((op: CompanyOp) => run(file, op, carried));
+  const beforeUs = trace ? file.lastChangedUs : 0; // read only when it will be noted
   try {
     return file.db.transaction(() => {
       const done = ops.map((op): Outcome => {
@@ -76,6 +83,7 @@ function applyOneByOne(
           return 'rejected';
         }
       });
+      if (trace) file.recordTrace(trace, beforeUs);
       file.saveChangeTime();
       return done;
     })();

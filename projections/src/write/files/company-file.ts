@@ -3,6 +3,7 @@ import { CompanyFileDamagedError } from '../../model/errors.ts';
 import type { ProjectionDb } from '../../model/open.ts';
 import { companyPath } from '../../model/paths.ts';
 import type { StatementBound } from '../../model/statement-lru.ts';
+import type { TraceLink } from '../../model/trace-link.ts';
 import { openCompanyWriter } from './open-writers.ts';
 import { StatementCache } from './statement-cache.ts';
 import { tombstoneLsn, writeCompanyTombstone } from './tombstones.ts';
@@ -25,6 +26,8 @@ export const wallClockUs: ClockUs = () => Date.now() * 1000;
  * test/faults/damaged-company-file.e2e.test.ts).
  */
 const CHECKPOINT_FRAMES = 1_000;
+/** Rows of apply_traces kept per file (the newest): enough for the feed pages of the last minutes. */
+const APPLY_TRACES_KEPT = 1_000;
 /** A WAL file's header, before its frames (each a page and a 24-byte frame header). */
 const WAL_HEADER_BYTES = 32;
 const WAL_FRAME_HEADER_BYTES = 24;
@@ -88,6 +91,33 @@ export class CompanyFile {
     const now = Math.max(this.#clock(), this.#createdUs);
     this.#lastChangedUs = now > this.#lastChangedUs ? now : this.#lastChangedUs + 1;
     return this.#lastChangedUs;
+  }
+
+  /** The newest change time handed out (the counter nextChangeTime moves). */
+  get lastChangedUs(): number {
+    return this.#lastChangedUs;
+  }
+
+  /**
+   * Notes that the change times after `beforeUs` up to the counter were written by the traced batch
+   * `trace` (migration 007), keeping the newest APPLY_TRACES_KEPT rows; inside the transaction.
+   */
+  recordTrace(trace: TraceLink, beforeUs: number): void {
+    if (this.#lastChangedUs <= beforeUs) return;
+    this.statements
+      .get(
+        'apply-traces:insert',
+        () =>
+          'INSERT OR REPLACE INTO apply_traces (last_changed_us, first_changed_us, trace_id, span_id) VALUES (?, ?, ?, ?)',
+      )
+      .run(this.#lastChangedUs, beforeUs + 1, trace.traceId, trace.spanId);
+    this.statements
+      .get(
+        'apply-traces:trim',
+        () =>
+          `DELETE FROM apply_traces WHERE last_changed_us < (SELECT last_changed_us FROM apply_traces ORDER BY last_changed_us DESC LIMIT 1 OFFSET ${APPLY_TRACES_KEPT - 1})`,
+      )
+      .run();
   }
 
   /** Persists the counter; called inside the file's transaction, after its last write. */
