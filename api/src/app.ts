@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autoload from '@fastify/autoload';
+import type { Tracing } from '@pda/tracing';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppOptions } from './app-options.ts';
@@ -14,6 +15,7 @@ import { hopRequestId, secretMatcher } from './forward/hop.ts';
 import { parseQueryString } from './http/query-string.ts';
 import { redactingLogger } from './logging/log-redaction.ts';
 import { OneLinePerRequest } from './logging/request-log.ts';
+import { registerTracing } from './observability/tracing.ts';
 
 /**
  * Builds the api (no listening: server.ts does that). Shared services are named plugins under
@@ -35,6 +37,8 @@ export interface AppDeps {
    * the compression plugin the api had before with this one: bench/api/compression.ts).
    */
   readonly plugins?: readonly FastifyPluginAsync[];
+  /** Request spans (observability/tracing.ts) when traces are on; main.ts starts it from OTEL_*. */
+  readonly tracing?: Tracing;
 }
 
 declare module 'fastify' {
@@ -73,6 +77,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
 
+  // First, so that its hooks wrap every route added after it.
+  if (deps.tracing) await registerTracing(app, deps.tracing);
   const routes = collectRoutes(app);
   app.decorate('routeInventory', routes);
   app.addHook('onReady', async () => {

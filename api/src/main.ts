@@ -1,4 +1,5 @@
 import { openFileLimit, openFileLimitProblem } from '@pda/projections/model';
+import { startTracing, type Tracing } from '@pda/tracing';
 import { buildApp } from './app.ts';
 import { ConfigError, parseConfig } from './config.ts';
 import { startServer } from './server.ts';
@@ -20,7 +21,18 @@ async function main(): Promise<void> {
     process.stderr.write(`api: ${tooLow}\n`);
     process.exit(2);
   }
-  const app = await buildApp(config);
+  let tracing: Tracing;
+  try {
+    tracing = startTracing({ serviceName: 'pda-api' });
+  } catch (error) {
+    process.stderr.write(`api: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const app = await buildApp(config, { tracing });
+  if (tracing.settings.enabled)
+    app.log.info({ endpoint: tracing.settings.endpoint, service: tracing.settings.serviceName }, 'traces on');
+  // What the last requests traced is sent before the process ends.
+  app.addHook('onClose', () => tracing.shutdown());
   await startServer(app, config);
 }
 

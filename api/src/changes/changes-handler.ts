@@ -4,6 +4,7 @@ import { cursorSecrets } from '../collection/cursor.ts';
 import { pageUrl } from '../collection/links.ts';
 import { invalidParameter } from '../errors/api-error.ts';
 import { pageResponse } from '../http/page-bytes.ts';
+import { noteFeedRead, recordingSpan } from '../observability/request-trace.ts';
 import {
   type ChangesPageInput,
   type ChangesPageRead,
@@ -47,6 +48,8 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
     const start = feedWalk(query, tenant, cursorSecrets(app.config), lastEventId ?? query.cursor);
     const companyId = tenant.company.id;
     const { types, typeFilter, position, walk } = start;
+    const span = recordingSpan(request);
+    const traced = span !== undefined;
     const include = [...query.include].map(([type, names]) => [type, [...names]] as const);
     const link = (cursor: string | undefined, sync: string | undefined) =>
       pageUrl(app.config.publicBaseUrl, path, [
@@ -66,22 +69,26 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
         held,
         companyId,
         live: query.live,
-        read: (at) =>
-          readChangesPage(app.projections, {
+        read: (at) => {
+          const chunk = readChangesPage(app.projections, {
             companyId,
             types: at.types,
             position: at.position,
             limit: STREAM_CHUNK_ITEMS,
             include,
             walk: at.walk,
-          }),
+            traced,
+          });
+          noteFeedRead(span, { count: chunk.items.length, appliedIn: chunk.appliedIn });
+          return chunk;
+        },
         position: (at, state) => {
           const cursor = positionCursor(app.config.cursorSecret, at, state);
           return { cursor, next: link(cursor, undefined) };
         },
       });
     }
-    const input: ChangesPageInput = { companyId, types, position, limit: query.limit, include, walk };
+    const input: ChangesPageInput = { companyId, types, position, limit: query.limit, include, walk, traced };
     // On a reader thread when there are some (read-pool/), else here on the loop: the same read.
     const read = () =>
       app.readPool
@@ -117,6 +124,10 @@ export function changesHandler(app: FastifyInstance, held: HeldRequests): Tenant
         share.release();
       }
     }
+    noteFeedRead(span, {
+      count: 'items' in result ? result.items.length : result.count,
+      appliedIn: result.appliedIn,
+    });
     const next = positionCursor(app.config.cursorSecret, walkAfter(start, result), result.state);
     const links = {
       self: link(query.cursor, query.syncToken),

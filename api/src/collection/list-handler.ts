@@ -2,6 +2,7 @@ import { type KeysetPosition, readSyncState } from '@pda/projections/read';
 import type { FastifyInstance } from 'fastify';
 import type { ListOperationId } from '../contract/operation-types.ts';
 import { pageResponse } from '../http/page-bytes.ts';
+import { noteListPage, recordingSpan } from '../observability/request-trace.ts';
 import { type ListPageInput, readListPage } from '../read-pool/list-page-read.ts';
 import { isoMicros } from '../resources/iso-micros.ts';
 import { JSON_UTF8 } from '../resources/members.ts';
@@ -71,6 +72,10 @@ export function listHandler(app: FastifyInstance, resource: Resource): TenantHan
     const read = app.readPool
       ? await app.readPool.read(tenant.key.id, 'list', input)
       : readListPage(app.projections, input);
+    noteListPage(recordingSpan(request), {
+      plan: read.plan,
+      count: 'items' in read ? read.items.length : read.count,
+    });
     const { state } = read;
     if (token) requireTokenCovered(token, state);
     // Where this walk started: read by its first page, carried by its cursors to its last.

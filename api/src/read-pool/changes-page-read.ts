@@ -1,8 +1,10 @@
+import type { TraceLink } from '@pda/projections/model';
 import {
   type ChangePosition,
   type ChangesRowsPage,
   type PageTable,
   type ReadHandle,
+  readApplyTraces,
   readChangesWithRows,
   readSyncState,
   type SyncState,
@@ -28,6 +30,8 @@ export interface ChangesPageInput {
   readonly include: readonly (readonly [ResourceName, readonly string[]])[];
   /** Generation and floor of the walk; undefined on its first page from the start. */
   readonly walk: { readonly generation: number; readonly floorUs: number } | undefined;
+  /** The request's span is recorded: read which traced batches wrote the page (appliedIn). */
+  readonly traced?: boolean;
 }
 
 export interface ChangesPageRead {
@@ -37,7 +41,12 @@ export interface ChangesPageRead {
   readonly hasMore: boolean;
   readonly reached: ChangePosition | undefined;
   readonly state: SyncState;
+  /** With `traced`: the ingest batches that applied the page's changes (observability/request-trace.ts). */
+  readonly appliedIn?: readonly TraceLink[];
 }
+
+/** Batches looked up per page: a page of 200 changes comes from a few batches. */
+const APPLIED_IN_MAX = 32;
 
 const TABLE_TYPES = new Map<string, ResourceName>(
   RESOURCE_NAMES.map((name) => [RESOURCES[name].table, name]),
@@ -53,7 +62,11 @@ export function readChangesPage(files: ProjectionFiles, input: ChangesPageInput)
     requireCovered(input.walk, input.position, state);
     const page = readChangesWithRows(handle, { tables, after: input.position, limit: input.limit, columns });
     const last = page.rows[page.rows.length - 1];
+    const first = page.rows[0];
     return {
+      ...(input.traced &&
+        first &&
+        last && { appliedIn: readApplyTraces(handle, first.changedUs, last.changedUs, APPLIED_IN_MAX) }),
       items: itemsOf(handle, page, include),
       last: last && { changedUs: last.changedUs, table: last.table, id: last.id },
       hasMore: page.hasMore,

@@ -33,6 +33,8 @@ export interface ListPageRead {
   readonly hasMore: boolean;
   readonly reached: KeysetPosition | undefined;
   readonly state: SyncState;
+  /** The plan that read the page (projections since-plan.ts): what the request's span reports. */
+  readonly plan: string | undefined;
 }
 
 export function readListPage(files: ProjectionFiles, input: ListPageInput): ListPageRead {
@@ -53,6 +55,7 @@ export function readListPage(files: ProjectionFiles, input: ListPageInput): List
       hasMore: page.hasMore,
       reached: page.reached,
       state,
+      plan: page.plan,
     };
   });
 }

@@ -1,3 +1,4 @@
+import type { Tracing } from '@pda/tracing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { type Config, parseConfig } from '../../src/config.ts';
@@ -27,11 +28,12 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 
 export async function testApp(
   dataDir: string,
-  options: { env?: Record<string, string>; now?: () => number } = {},
+  options: { env?: Record<string, string>; now?: () => number; tracing?: Tracing } = {},
 ): Promise<FastifyInstance> {
   const app = await buildApp(testConfig(dataDir, options.env), {
     logger: false,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   await app.ready();
   return app;
