@@ -66,6 +66,12 @@ stack_log="$results_dir/stack-up.log"
 # fast checks run, and wait for it before the end-to-end tests.
 bash dev-world/stack/stack.sh up >"$stack_log" 2>&1 &
 stack_pid=$!
+# The tracing test (test/tracing.e2e.test.ts) sends spans to a real OTLP receiver: Jaeger, built once
+# from the Go module proxy into the tools cache (scripts/lib/jaeger.sh; several minutes on a fresh
+# machine, so in the background too, at low priority).
+jaeger_bin_file="$results_dir/jaeger-bin"
+(nice -n 10 bash -c 'source scripts/lib/jaeger.sh && ensure_jaeger' >"$jaeger_bin_file" 2>"$results_dir/jaeger-build.log") &
+jaeger_pid=$!
 stop_stack() {
   if [ "${KEEP_STACK:-0}" != "1" ]; then bash dev-world/stack/stack.sh down >/dev/null 2>&1 || true; fi
 }
@@ -106,6 +112,14 @@ if ! wait "$stack_pid"; then
   exit 1
 fi
 tail -n 3 "$stack_log"
+
+if ! wait "$jaeger_pid"; then
+  cat "$results_dir/jaeger-build.log" >&2
+  echo "test: could not build Jaeger, the OTLP receiver of the tracing test (scripts/lib/jaeger.sh)" >&2
+  exit 1
+fi
+PDA_JAEGER_BIN=$(tail -n 1 "$jaeger_bin_file")
+export PDA_JAEGER_BIN
 
 echo "== end-to-end tests (real stack)"
 run_vitest_project e2e

@@ -16,6 +16,8 @@ ensure_jaeger() {
     echo "$bin"
     return 0
   fi
+  # The machine's Go may be installed outside PATH (the official tarball's /usr/local/go).
+  if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; fi
   if ! command -v go >/dev/null; then
     echo "jaeger: the Go toolchain is required to build Jaeger (go version 1.26 or newer)" >&2
     return 1

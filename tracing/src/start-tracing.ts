@@ -62,7 +62,9 @@ export function startTracing(options: StartTracingOptions): Tracing {
     sampler: samplerFromSettings(env),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new SafeSpanExporter(options.exporter ?? new OTLPTraceExporter()),
+        // The endpoint as settings.ts read it (from `env`); headers, timeout and compression the
+        // exporter reads from the process's OTEL_EXPORTER_OTLP_* itself.
+        exporter: new SafeSpanExporter(options.exporter ?? new OTLPTraceExporter({ url: settings.endpoint })),
         // Spans leave in batches at most this often (OTEL_BSP_SCHEDULE_DELAY, ms): 1 s so a trace
         // is in the collector soon after the change it follows.
         scheduledDelayMillis: Number.isFinite(scheduleDelay) && scheduleDelay >= 0 ? scheduleDelay : 1000,

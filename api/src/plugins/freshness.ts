@@ -1,17 +1,18 @@
-import { readIngestState, sourceCurrentAt } from '@pda/projections/read';
+import { confirmedCurrentAt, readIngestState } from '@pda/projections/read';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppOptions } from '../app-options.ts';
 
 /**
  * `Data-Current-As-Of` on every authenticated answer (docs/public-data-api-v1.md, "Freshness"):
- * the source time up to which the projections are known current — the time /v1/health judges
- * staleness by (company-files/projections-health.ts) — so a partner knows what "current" means for
- * the page it just read.
+ * the source time up to which every change is known visible — the last heartbeat ingest confirmed
+ * (confirmedCurrentAt: about a second behind real time while the pipeline is current, with the
+ * connector's 1 s heartbeats) — so a partner knows what "current" means for the page it just read.
+ * Never ahead of the page: test/freshness-header.e2e.test.ts holds it to that.
  *
  * Only to a request whose key and company were accepted (auth's preValidation set its tenant):
- * between heartbeats the time moves when any tenant commits, so an anonymous caller (health,
- * version, a 401, an unknown path) watching it would learn when other companies write.
+ * it follows the whole pipeline (and without heartbeats, every tenant's commits), so an anonymous
+ * caller (health, version, a 401, an unknown path) watching it would learn when other companies write.
  *
  * Read in onRequest, before the request reads its page, so the page is at least as current as the
  * header says: ingest records that time only after the changes it covers have committed. Read from
@@ -30,7 +31,7 @@ export default fp(
       if (now - readAtMs < READ_EVERY_MS) return header;
       readAtMs = now;
       try {
-        const at = sourceCurrentAt(readIngestState(app.projections.control()));
+        const at = confirmedCurrentAt(readIngestState(app.projections.control()));
         header = at === null ? undefined : new Date(at).toISOString();
       } catch {
         header = undefined;

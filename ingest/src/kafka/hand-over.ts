@@ -79,6 +79,7 @@ export function handOverBatches<T>(parts: {
         (after) => {
           inFlight.applied(ticket);
           lag.applied(topic, partition, last, highWatermark);
+          heartbeats.applied();
           failures.succeeded();
           const committing = commits.commitApplied();
           if (after) committing.then(() => after.committed(commits.lastRound()));

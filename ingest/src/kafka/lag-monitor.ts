@@ -61,6 +61,29 @@ export class LagMonitor {
     this.measured = true;
   }
 
+  /**
+   * The high watermark of every counted partition now (one admin request per topic), recorded as
+   * polled: what a heartbeat's confirmation waits for (heartbeat-watch.ts).
+   */
+  async highWatermarks(): Promise<ReadonlyMap<string, number>> {
+    const marks = new Map<string, number>();
+    for (const topic of this.topics) {
+      for (const p of await this.admin.topicOffsets(topic)) {
+        if (!this.owns(topic, p.partition)) continue;
+        const id = `${topic}\u0000${p.partition}`;
+        marks.set(id, Number(p.high));
+        this.high.set(id, Math.max(this.high.get(id) ?? 0, Number(p.high)));
+      }
+    }
+    return marks;
+  }
+
+  /** Whether every partition of `marks` is applied (or was committed) up to its mark. */
+  reached(marks: ReadonlyMap<string, number>): boolean {
+    for (const [id, mark] of marks) if ((this.next.get(id) ?? 0) < mark) return false;
+    return true;
+  }
+
   snapshot(): LagSnapshot {
     const partitions = [...this.high].map(([id, high]) => {
       const [topic = '', partition = '0'] = id.split('\u0000');

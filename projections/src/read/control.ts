@@ -43,6 +43,18 @@ export function sourceCurrentAt(state: IngestStateRecord): number | null {
   return times.length === 0 ? null : Math.max(...times);
 }
 
+/**
+ * The source time the api's `Data-Current-As-Of` states: never ahead of what is visible. A
+ * confirmed heartbeat says every change committed before it is applied (ingest/README.md,
+ * "Freshness and heartbeats"); the last applied change's commit time does not (a change of another
+ * table, committed before it, may still be on its way), so it is used only while no heartbeat was
+ * ever confirmed (a connector without heartbeats). Null when neither is known.
+ */
+export function confirmedCurrentAt(state: IngestStateRecord): number | null {
+  if (state.sourceCurrentAtMs !== null && state.sourceCurrentAtMs > 0) return state.sourceCurrentAtMs;
+  return state.lastSourceTsMs !== null && state.lastSourceTsMs > 0 ? state.lastSourceTsMs : null;
+}
+
 interface ApiKeyRow {
   id: string;
   name: string;

@@ -1042,8 +1042,9 @@ export interface components {
         "Access-Control-Expose-Headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, ETag, Data-Current-As-Of";
         /**
          * @description The source time up to which this service's copy of the data is known to be current (ISO 8601
-         *     UTC): every change committed in the operational database before it is visible here. Kept
-         *     current by heartbeats while nothing changes. Only on answers to a request whose key and
+         *     UTC): every change committed in the operational database before it is visible here, never
+         *     ahead of what is visible. It moves with the connector's heartbeats (one a second): within
+         *     about a second of real time while the pipeline is current. Only on answers to a request whose key and
          *     company were accepted (pages, 304s, and problems answered after that: not a 401, 403 or
          *     429). Absent while no time is known yet (a projection that has not applied anything).
          */
