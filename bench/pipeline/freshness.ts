@@ -4,7 +4,7 @@
  *
  *   bash dev-world/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node pipeline/freshness.ts [--rate 1000] [--seconds 30] [--rows-per-tx 10]
- *        [--cold] [--restart-connect-at S]
+ *        [--cold] [--restart-connect-at S] [--traces on|off]
  *
  * On the running native stack, through the shipped connector (PostgreSQL → Debezium → Kafka):
  *   1. an ingest worker (this process, apply thread as in production) on a fresh data directory and
@@ -16,11 +16,15 @@
  *      way the api reads it, no cache in between — and records when each token became visible;
  *   4. peer, same run: a bare kafkajs consumer of the sites topic records when each token reached
  *      Kafka (Debezium's share of the latency);
- *   5. a partner following the change feed (GET /v1/changes with `wait`, pipeline/parts/feed-follower.ts) on an
- *      api over the same files records when each token reached it.
- * Prints one JSON document: commit → in Kafka, commit → visible and commit → feed (p50, p90, p99,
- * max), rates, and commit → visible per window of --window seconds of commit time (the timeline:
- * how a cold start or a restart shows).
+ *   5. two partners following the change feed on an api over the same files
+ *      (pipeline/parts/feed-follower.ts) record when each token reached them: one with long polls
+ *      (`wait`), one on a live NDJSON stream (`live=true`);
+ *   6. the worker's batch spans (its tracer, an in-memory exporter; `--traces off` leaves it out)
+ *      give each change's stages inside ingest: source commit → Kafka → fetched → decoded → applied
+ *      (pipeline/parts/trace-stages.ts).
+ * Prints one JSON document: commit → in Kafka, commit → visible, commit → feed (long poll, live
+ * stream) (p50, p90, p99, max), the stages, rates, and commit → visible per window of --window
+ * seconds of commit time (the timeline: how a cold start or a restart shows).
  * `--cold` restarts the stack's JVMs (Kafka, the registry, Connect: `stack.sh stop` each, then `up`)
  * before the run, so it measures the first minute of a freshly started stack; `--restart-connect-at S`
  * restarts Kafka Connect (TERM, then `up`) S seconds into the writes: what a Connect restart costs
@@ -31,15 +35,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadAvscTypes, registerKafkajsCodecs } from '@pda/ingest';
 import type { ProjectionDb } from '@pda/projections/model';
 import { openCompanyReader } from '@pda/projections/read';
+import { startTracing } from '@pda/tracing';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { benchWorker } from '../shared/ingest-worker.ts';
 import { repoRoot } from '../shared/paths.ts';
 import { kafkaBrokers, readStackEnv, stackEnvFile } from '../shared/stack-env.ts';
 import { followSitesFeed } from './parts/feed-follower.ts';
+import { type ChangeStages, changeStages } from './parts/trace-stages.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -50,6 +57,7 @@ const { values: args } = parseArgs({
     window: { type: 'string', default: '10' },
     cold: { type: 'boolean', default: false },
     'restart-connect-at': { type: 'string' },
+    traces: { type: 'string', default: 'on' },
   },
 });
 const RATE = Number(args.rate);
@@ -68,8 +76,9 @@ interface Timing {
   committed?: number;
   inKafka?: number;
   visible?: number;
-  /** When a partner following the change feed received it. */
+  /** When a partner following the change feed received it: long polls, a live stream. */
   inFeed?: number;
+  inStream?: number;
 }
 
 const stackScript = join(repoRoot, 'dev-world/stack/stack.sh');
@@ -113,11 +122,21 @@ async function main() {
 
   // ---- the ingest worker, caught up ----
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-freshness-'));
+  const spans = new InMemorySpanExporter();
+  const tracing =
+    args.traces === 'off'
+      ? undefined
+      : startTracing({
+          serviceName: 'pda-ingest',
+          exporter: spans,
+          env: { OTEL_TRACES_SAMPLER: 'always_on' },
+        });
   const { worker } = benchWorker({
     groupId: `${run}-ingest`,
     topicPrefix,
     dataDir,
     avscTypes: await loadAvscTypes(),
+    ...(tracing && { tracer: tracing.tracer }),
   });
   const running = worker.run();
   const caughtUpStart = performance.now();
@@ -167,8 +186,10 @@ async function main() {
     pool,
     companyId,
     nowMs,
-    onName: (name, at) => {
-      if (name.startsWith(run)) timing(name).inFeed ??= at;
+    onName: (follower, name, at) => {
+      if (!name.startsWith(run)) return;
+      if (follower === 'poll') timing(name).inFeed ??= at;
+      else timing(name).inStream ??= at;
     },
   });
 
@@ -262,7 +283,11 @@ async function main() {
   polling = false;
   await pollLoop;
   // The feed's partner reads the same files through the api: give it its own few seconds.
-  const inFeed = () => [...tokensBySite.values()].every((t) => timing(t.at(-1) as string).inFeed);
+  const inFeed = () =>
+    [...tokensBySite.values()].every((t) => {
+      const last = timing(t.at(-1) as string);
+      return last.inFeed !== undefined && last.inStream !== undefined;
+    });
   const feedDeadline = nowMs() + 10_000;
   while (nowMs() < feedDeadline && !inFeed()) await sleep(50);
   const feedPages = feed.pages();
@@ -300,7 +325,18 @@ async function main() {
       if (t.inFeed === undefined && next !== undefined) t.inFeed = next;
     }
   }
+  for (const tokens of tokensBySite.values()) {
+    for (let i = tokens.length - 2; i >= 0; i--) {
+      const t = timing(tokens[i] as string);
+      const next = timing(tokens[i + 1] as string).inStream;
+      if (t.inStream === undefined && next !== undefined) t.inStream = next;
+    }
+  }
   const inFeedLatencies = latencies((t) => t.inFeed);
+  const inStreamLatencies = latencies((t) => t.inStream);
+  await tracing?.provider?.forceFlush();
+  const stages = changeStages(spans.getFinishedSpans(), companyId);
+  const stage = (pick: (s: ChangeStages) => number) => summary(stages.map(pick).sort((a, b) => a - b));
   const notVisible = ours().filter(([, t]) => t.visible === undefined).length;
   // Commit → visible by window of commit time: the first minute of a cold stack, or a restart, shows here.
   const timeline: Array<{ fromS: number } & ReturnType<typeof summary>> = [];
@@ -322,6 +358,7 @@ async function main() {
   await peer.disconnect();
   worker.stop();
   await running;
+  await tracing?.shutdown();
   await pool.query('DELETE FROM sites WHERE company_id = $1', [companyId]);
   await pool.query('DELETE FROM companies WHERE id = $1', [companyId]);
   await pool.end();
@@ -345,6 +382,7 @@ async function main() {
           rowsPerTransaction: ROWS_PER_TX,
           updatesShare: 0.2,
           pollMs: POLL_MS,
+          traces: args.traces,
         },
         achieved: {
           changes: written,
@@ -354,6 +392,17 @@ async function main() {
         commitToVisible: { ...summary(visible), notVisibleWithin60s: notVisible, targetP99Ms: 1000 },
         peerCommitToKafka: summary(inKafka),
         commitToFeed: { ...summary(inFeedLatencies), pages: feedPages },
+        commitToLiveStream: summary(inStreamLatencies),
+        // Per change of the company listed on a batch span (the first 256 of each batch).
+        stagesFromTraces: tracing
+          ? {
+              commitToKafka: stage((s) => s.commitToKafka),
+              kafkaToFetched: stage((s) => s.kafkaToFetched),
+              fetchedToDecoded: stage((s) => s.fetchedToDecoded),
+              decodedToApplied: stage((s) => s.decodedToApplied),
+              commitToApplied: stage((s) => s.commitToApplied),
+            }
+          : null,
         // Seconds from the stack's restart (--cold) to the first write; the restart's own span.
         writesStartedSecondsAfterStackUp: args.cold ? round((writeStart - stackUpAt) / 1000) : null,
         connectRestart: connectRestart

@@ -1,4 +1,5 @@
 /** The ingest worker as the benchmarks run it: in this process, on the running stack's Kafka. */
+import type { Tracer } from '@opentelemetry/api';
 import { type AvscTypes, createLogger, createMetrics, createWorker, parseConfig } from '@pda/ingest';
 import pino from 'pino';
 import { kafkaBrokers, readStackEnv } from './stack-env.ts';
@@ -10,6 +11,8 @@ export interface BenchWorkerOptions {
   readonly avscTypes: AvscTypes;
   /** More INGEST_* variables (the benchmark's tuning flags). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Spans of each apply call (WorkerDeps.tracer): freshness.ts reads its stages from them. */
+  readonly tracer?: Tracer;
 }
 
 export type BenchWorkerMetrics = ReturnType<typeof createMetrics>;
@@ -37,6 +40,7 @@ export function benchWorker(options: BenchWorkerOptions) {
     logger: createLogger('warn', 'ingest', pino.destination(2)),
     avscTypes: options.avscTypes,
     metrics,
+    ...(options.tracer && { tracer: options.tracer }),
   });
   return { worker, metrics };
 }

@@ -9,7 +9,7 @@ import { get as httpGet } from 'node:http';
 import type { Row } from '@pda/projections/model';
 import { makeUpsert, sampleRow } from '@pda/projections/testing';
 import { ProjectionStore } from '@pda/projections/write';
-import { onJsonLines } from './ndjson-lines.ts';
+import { onJsonLines } from '../../shared/ndjson-lines.ts';
 
 export interface Latencies {
   readonly changes: number;

@@ -7,7 +7,7 @@ import { get as httpGet } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createZstdDecompress } from 'node:zlib';
 import { createClient } from '@pda/client';
-import { onJsonLines } from './ndjson-lines.ts';
+import { onJsonLines } from '../../shared/ndjson-lines.ts';
 
 export interface Copied {
   readonly items: number;

@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 
 /**
  * Calls `onLine` with each line of an NDJSON body as it arrives, parsed (a line is handed over
- * once its newline has come; empty lines are skipped). For bench/api/feed-stream.ts's readers.
+ * once its newline has come; empty lines are skipped). For the feed readers of bench/api/feed-stream.ts
+ * and the live follower of bench/pipeline/freshness.ts.
  */
 export function onJsonLines<T>(body: Readable, onLine: (line: T) => void): void {
   let pending = '';
