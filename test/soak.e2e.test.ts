@@ -39,6 +39,7 @@ describe('soak, 3 minutes', () => {
   }, 900_000);
 
   test('the rebuild and the restart happened, and the partners rode them out', () => {
+    expect(result.eventError).toBeNull();
     expect(result.rebuild.outcome).toBe('done');
     expect(result.apiRestart.to).not.toBeNull();
     expect(result.samples.some((s) => s.apiGeneration === 2)).toBe(true);

@@ -92,7 +92,7 @@ ${fmt(result.catchUpSeconds)} s after ingest started (before t = 0).
 
 **Events**: company ${result.rebuild.company} rebuilt from t = ${fmt(result.rebuild.from, 0)} s to ${fmt(result.rebuild.to, 0)} s
 (${result.rebuild.outcome}); the api stopped at t = ${fmt(result.apiRestart.from, 0)} s and the new one answered at
-${fmt(result.apiRestart.to, 0)} s.
+${fmt(result.apiRestart.to, 0)} s.${result.eventError ? ` **Failed**: ${result.eventError}.` : ''}
 
 ## Verdicts
 

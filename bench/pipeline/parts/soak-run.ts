@@ -98,6 +98,8 @@ export interface SoakResult {
   readonly final: SoakSample;
   readonly rebuild: { company: string; from: number; to: number | null; outcome: string };
   readonly apiRestart: { from: number; to: number | null };
+  /** Why the rebuild or the restart did not complete, or null. */
+  readonly eventError: string | null;
   readonly requests: Record<string, Record<string, number>>;
   readonly incidents: readonly Incident[];
   /** 5xx and failed connections neither the rebuild (its company's 503) nor the restart explains. */
@@ -211,15 +213,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const stopLoad = new AbortController();
     const ctx: PartnerContext = { base, tally, signal: stopLoad.signal };
     const stream: StreamCounts = { connections: 0, changes: 0, heartbeats: 0, errorLines: 0 };
+    // A partner that throws (an answer it could not read) is counted and started again: the run goes on.
+    const keep = (kind: string, company: SoakCompany, partner: () => Promise<void>) =>
+      (async () => {
+        while (!stopLoad.signal.aborted) {
+          try {
+            await partner();
+          } catch (error) {
+            tally.record(kind, company.id, 'network', `the partner failed: ${String(error)}`);
+            await sleep(1000);
+          }
+        }
+      })();
     const partners = [
-      pager(ctx, busy),
-      ...busy.map((c) => tokenSync(ctx, c)),
-      etagPoll(ctx, rebuilt),
-      etagPoll(ctx, quiet),
-      ...Array.from({ length: options.followers }, (_, i) =>
-        feedFollower(ctx, busy[i % busy.length] as SoakCompany),
-      ),
-      liveStream(ctx, markerCompany, stream),
+      keep('pager', busy[0] as SoakCompany, () => pager(ctx, busy)),
+      ...busy.map((c) => keep('token sync', c, () => tokenSync(ctx, c))),
+      keep('304 poll', rebuilt, () => etagPoll(ctx, rebuilt)),
+      keep('304 poll', quiet, () => etagPoll(ctx, quiet)),
+      ...Array.from({ length: options.followers }, (_, i) => {
+        const c = busy[i % busy.length] as SoakCompany;
+        return keep('feed follower', c, () => feedFollower(ctx, c));
+      }),
+      keep('live stream', markerCompany, () => liveStream(ctx, markerCompany, stream)),
     ];
     let apiGeneration = 1;
     let apiUp: ApiProcess | undefined = api;
@@ -260,6 +275,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     const rebuild: SoakResult['rebuild'] = { company: rebuilt.id, from: 0, to: null, outcome: 'not started' };
     const apiRestart: SoakResult['apiRestart'] = { from: 0, to: null };
+    let eventError: string | null = null;
     const events = (async () => {
       await sleep(Math.max(0, options.rebuildAt * loadSeconds - now()) * 1000);
       rebuild.from = now();
@@ -305,7 +321,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       apiUp = api;
       apiRestart.to = now();
       log(`t=${apiRestart.to.toFixed(0)} s: the new api answers`);
-    })();
+    })().catch((error: unknown) => {
+      // Said in the result (the e2e test fails on it), not a crash of the run's sampling.
+      eventError = error instanceof Error ? error.message : String(error);
+      log(`the rebuild or the restart failed: ${eventError}`);
+    });
 
     for (let k = 1; k * options.sampleSeconds <= loadSeconds; k++) {
       await sleep(Math.max(0, k * options.sampleSeconds - now()) * 1000);
@@ -370,6 +390,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       final,
       rebuild,
       apiRestart,
+      eventError,
       requests: tally.counts,
       incidents: tally.incidents,
       unexplained: unexplained(tally.incidents, windows),
