@@ -96,7 +96,11 @@ ${fmt(result.apiRestart.to, 0)} s.${result.eventError ? ` **Failed**: ${result.e
 
 ## Verdicts
 
-${VERDICT_RULE}
+${VERDICT_RULE}${
+  result.loadSeconds - result.inputs.warmupSeconds < 600
+    ? ` This run fits only ${fmt((result.loadSeconds - result.inputs.warmupSeconds) / 60)} min of samples: its growth per hour extrapolates noise; read its verdicts, not its slopes.`
+    : ''
+}
 
 ${verdictTable(summaries)}
 
@@ -104,7 +108,7 @@ ${grows.length === 0 ? 'No figure GROWS.' : `**GROWS**: ${grows.map((s) => `\`${
 
 ## At the end (load stopped)
 
-- Lag back to 0 ${result.lagDrainSeconds === null ? 'NOT within 120 s' : `${fmt(result.lagDrainSeconds)} s after the writer stopped`};
+- Lag back to 0 ${result.lagDrainSeconds === null ? 'NOT within 120 s' : `in ${fmt(result.lagDrainSeconds)} s after the writer stopped`};
   held requests ${fmt(result.final.values.held_requests, 0)}, open streams ${fmt(result.final.values.open_streams, 0)};
   descriptors ingest ${fmt(result.final.values.ingest_fds, 0)} (baseline ${fmt(result.baseline.values.ingest_fds, 0)}),
   api ${fmt(result.final.values.api_fds, 0)} (baseline ${fmt(result.baseline.values.api_fds, 0)}).
