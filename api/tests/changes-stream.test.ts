@@ -270,6 +270,26 @@ describe('live streams', () => {
     );
   });
 
+  test('an open stream is counted by pda_api_open_streams (and holds a slot) until the partner goes away', async () => {
+    const gauge = async (name: string) =>
+      Number(
+        new RegExp(`^${name} (\\d+)$`, 'm').exec(
+          await listening.metrics.registry.getSingleMetricAsString(name),
+        )?.[1],
+      );
+    const { next } = await paged('/v1/changes?filter[type]=sites&limit=200', listening);
+    expect(await gauge('pda_api_open_streams')).toBe(0);
+    const stream = open(`${next}&live=true`);
+    await until(() => stream.seen.length > 0, 'the stream is open');
+    expect(await gauge('pda_api_open_streams')).toBe(1);
+    expect(await gauge('pda_api_held_requests')).toBe(1);
+    stream.request.destroy();
+    for (let i = 0; i < 200 && (await gauge('pda_api_open_streams')) !== 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(await gauge('pda_api_open_streams')).toBe(0);
+    expect(await gauge('pda_api_held_requests')).toBe(0);
+  });
+
   // Last: it leaves the fixture's file on another generation.
   test('a rebuild of the company under a live stream ends it with a sync_window_expired line', async () => {
     const { next } = await paged('/v1/changes?filter[type]=sites&limit=200', listening);

@@ -47,6 +47,7 @@ export class HeldRequests {
   readonly #options: HeldRequestsOptions;
   readonly #companies = new Map<string, CompanyWatch>();
   #held = 0;
+  #streams = 0;
   #closing = false;
 
   constructor(options: HeldRequestsOptions) {
@@ -56,6 +57,11 @@ export class HeldRequests {
   /** Requests held now (the pda_api_held_requests gauge). */
   get held(): number {
     return this.#held;
+  }
+
+  /** Change-feed streams open now (the pda_api_open_streams gauge); each also holds a slot. */
+  get streams(): number {
+    return this.#streams;
   }
 
   get max(): number {
@@ -84,6 +90,17 @@ export class HeldRequests {
 
   release(): void {
     this.#held--;
+  }
+
+  /** A slot for a stream (stream-response.ts), counted apart too; `releaseStream` it once. */
+  acquireStream(): void {
+    this.acquire();
+    this.#streams++;
+  }
+
+  releaseStream(): void {
+    this.#streams--;
+    this.release();
   }
 
   /**

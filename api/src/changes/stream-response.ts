@@ -50,7 +50,7 @@ export function sendFeedStream(
 ): FastifyReply {
   const share = app.fairShares.stream(request);
   try {
-    parts.held.acquire();
+    parts.held.acquireStream();
   } catch (error) {
     share.release();
     throw error;
@@ -61,7 +61,7 @@ export function sendFeedStream(
     if (ended) return;
     ended = true;
     gone.abort();
-    parts.held.release();
+    parts.held.releaseStream();
     share.release();
   };
   reply.raw.once('close', end);

@@ -10,8 +10,9 @@ export const COMMIT_CHECK_MS = 25;
 
 /**
  * GET /v1/changes: the change feed, followed live with `wait` (additive to v1). Its held requests
- * are counted by the gauge pda_api_held_requests and answered at once when the api closes
- * (plugins/drain.ts: before it waits for its connections to end).
+ * are counted by the gauge pda_api_held_requests (the streams among them also by
+ * pda_api_open_streams) and answered at once when the api closes (plugins/drain.ts: before it
+ * waits for its connections to end).
  */
 export default async function changesRoutes(app: FastifyInstance): Promise<void> {
   const held = new HeldRequests({
@@ -29,6 +30,16 @@ export default async function changesRoutes(app: FastifyInstance): Promise<void>
     registers: [app.metrics.registry],
     collect() {
       this.set(held.held);
+    },
+  });
+  // A soak (bench/pipeline/soak.ts) watches both return to 0: a stream that never released its
+  // slot would show here before the held gauge fills up.
+  new Gauge({
+    name: 'pda_api_open_streams',
+    help: 'Change-feed streams open now (each also counted in pda_api_held_requests)',
+    registers: [app.metrics.registry],
+    collect() {
+      this.set(held.streams);
     },
   });
   app.beforeDrain(() => held.close());
