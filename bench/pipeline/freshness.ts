@@ -396,6 +396,8 @@ async function main() {
         // Per change of the company listed on a batch span (the first 256 of each batch).
         stagesFromTraces: tracing
           ? {
+              spans: spans.getFinishedSpans().length,
+              changesTimed: stages.length,
               commitToKafka: stage((s) => s.commitToKafka),
               kafkaToFetched: stage((s) => s.kafkaToFetched),
               fetchedToDecoded: stage((s) => s.fetchedToDecoded),
