@@ -3,7 +3,7 @@
  *
  *   bash dev-world/stack/stack.sh up
  *   pnpm --filter @pda/bench exec node api/followers.ts [--ns 100,1000,5000] [--seconds 30] [--rate 20]
- *        [--companies 10] [--keys 20] [--wait 20] [--nofile 65536] [--addresses 2-250] [--out FILE]
+ *        [--companies 10] [--keys 20] [--wait 20] [--nofile N] [--addresses 2-250] [--out FILE]
  *
  * On the running native stack, through the shipped connector:
  *   1. `companies` new companies and `keys` keys (key k reads company k mod companies) are written
@@ -17,8 +17,10 @@
  *      (api/parts/followers-writer.ts); each follower records when each marker of its company
  *      reached it; commit → follower p50/p99/max per kind, and the api's RSS, heap, descriptors,
  *      held requests and CPU over the window (/proc and its /metrics).
- * The descriptor limit is raised for this process (`prlimit --pid`) and the api (`prlimit` as its
- * launcher) to --nofile; the machine's hard limit must allow it (root may raise it).
+ * The descriptor limit of this process (`prlimit --pid`) and of the api (`prlimit` as its launcher)
+ * is set to --nofile, by default the hard limit this process has (only CAP_SYS_RESOURCE raises it
+ * above). The api accepts at most min(2,048, limit ÷ 2) − 40 connections whatever the limit
+ * (api/src/connections/descriptor-plan.ts): beyond that, followers are closed on arrival and retry.
  * Writes results/followers-<date>.md (--out) and prints the same figures as JSON.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -33,7 +35,7 @@ import pg from 'pg';
 import { codeState, machine } from '../shared/machine.ts';
 import { repoRoot, resultsDir } from '../shared/paths.ts';
 import { cpuBetween, sampleCpu } from '../shared/process-cpu.ts';
-import { processStats } from '../shared/process-stats.ts';
+import { nofileLimit, processStats } from '../shared/process-stats.ts';
 import { readStackEnv, stackEnvFile } from '../shared/stack-env.ts';
 import { followerSettings, startFollowersApi } from './parts/followers-api.ts';
 import { type Follower, newCounts, startFollower } from './parts/followers-clients.ts';
@@ -50,7 +52,8 @@ const { values: args } = parseArgs({
     companies: { type: 'string', default: '10' },
     keys: { type: 'string', default: '20' },
     wait: { type: 'string', default: '20' },
-    nofile: { type: 'string', default: '65536' },
+    // Default: the hard limit this process was given (raising the hard limit needs CAP_SYS_RESOURCE).
+    nofile: { type: 'string' },
     addresses: { type: 'string', default: '2-250' },
     out: { type: 'string' },
   },
@@ -61,7 +64,8 @@ const RATE = Number(args.rate);
 const COMPANIES = Number(args.companies);
 const KEYS = Number(args.keys);
 const WAIT_S = Number(args.wait);
-const NOFILE = Number(args.nofile);
+const HARD_NOFILE = nofileLimit().hard;
+const NOFILE = Number(args.nofile ?? (HARD_NOFILE === 'unlimited' ? 1_048_576 : HARD_NOFILE));
 const [FIRST_ADDRESS = 2, LAST_ADDRESS = 250] = (args.addresses ?? '').split('-').map(Number);
 /** After the last commit, how long the followers get to receive it. */
 const TAIL_MS = 15_000;
@@ -123,8 +127,11 @@ async function untilKeysAnswer(base: string, keys: readonly string[]): Promise<v
 async function main() {
   const loadAtStart = loadavg();
   // The followers' sockets are this process's descriptors: raise its own limit (prlimit on a
-  // running process, as `ulimit -n` would for a shell).
-  execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${NOFILE}:${NOFILE}`]);
+  // running process, as `ulimit -n` would for a shell). Above the hard limit only with
+  // CAP_SYS_RESOURCE: without it prlimit fails, and so does the run.
+  execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${NOFILE}:${NOFILE}`], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const env = readStackEnv();
   if (!env.PDA_PG_HOST)
     throw new Error(`no ${stackEnvFile()}: start the stack (bash dev-world/stack/stack.sh up)`);
