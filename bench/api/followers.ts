@@ -235,8 +235,15 @@ async function main() {
         );
         if (f.index % 100 === 99) await sleep(50);
       }
+      // Every follower in, or none more for 5 s (beyond the api's connection bound the rest never get in).
       const establishDeadline = Date.now() + 60_000;
-      while (Date.now() < establishDeadline && !followers.every((f) => f.established())) await sleep(250);
+      let last = { count: -1, at: Date.now() };
+      while (Date.now() < establishDeadline && Date.now() - last.at < 5_000) {
+        const count = followers.filter((f) => f.established()).length;
+        if (count === followers.length) break;
+        if (count !== last.count) last = { count, at: Date.now() };
+        await sleep(250);
+      }
       await sleep(2_000); // every long poll held, every stream caught up
       const established = followers.filter((f) => f.established()).length;
       log(`N=${n}: ${established} followers established; writing ${RATE}/s for ${SECONDS} s`);
