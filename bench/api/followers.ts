@@ -2,7 +2,7 @@
  * Many change-feed followers on one api process (NOT a test; issue 37, item 4).
  *
  *   bash dev-world/stack/stack.sh up
- *   pnpm --filter @pda/bench exec node api/followers.ts [--ns 100,1000,5000] [--seconds 30] [--rate 20]
+ *   pnpm --filter @pda/bench exec node api/followers.ts [--ns 100,1000,2000,5000] [--seconds 30] [--rate 20]
  *        [--companies 10] [--keys 20] [--wait 20] [--nofile N] [--addresses 2-250] [--out FILE]
  *
  * On the running native stack, through the shipped connector:
@@ -46,7 +46,7 @@ import { type Marker, writeMarkers } from './parts/followers-writer.ts';
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
-    ns: { type: 'string', default: '100,1000,5000' },
+    ns: { type: 'string', default: '100,1000,2000,5000' },
     seconds: { type: 'string', default: '30' },
     rate: { type: 'string', default: '20' },
     companies: { type: 'string', default: '10' },
