@@ -1,7 +1,7 @@
 /**
  * The feed followers of bench/api/followers.ts, each on its own keep-alive connection bound to its
  * loopback address (http.Agent, one socket, `localAddress`): a long poll follows links.next with
- * `wait` (as @pda/client's follow once caught up), a live stream reads `live=true` NDJSON and
+ * `wait` after its first page (as @pda/client's follow once caught up), a live stream reads `live=true` NDJSON and
  * reconnects from its last position line (at the stream's lifetime, or a cut). Each site upsert's
  * name is handed to `onName` with the time its page or line arrived. Refusals are counted by cause
  * and retried after a pause that grows to 5 s, so followers beyond the api's connection bound keep
@@ -122,14 +122,21 @@ export function startFollower(options: FollowerOptions): Follower {
 
   const done = (async () => {
     const live = options.plan.kind === 'live-stream';
-    // Long polls keep `wait` in their links; a stream's position links carry no `live`.
-    let path = live ? `${FEED}&live=true` : `${FEED}&wait=${options.waitSeconds}`;
+    // A long poll's first page comes at once (no `wait` before it is caught up, as client.follow
+    // does), so a follower counts as in before any change; its links then keep the `wait` added
+    // once. A stream's position links carry no `live`.
+    let path = live ? `${FEED}&live=true` : FEED;
+    let waiting = false;
     while (running) {
       const { status, next } = await ask(path, live);
       if (!running) break;
       if (next) {
         const url = relative(next);
-        path = live ? (url.includes('live=') ? url : `${url}&live=true`) : url;
+        if (live) path = url.includes('live=') ? url : `${url}&live=true`;
+        else {
+          path = waiting || url.includes('wait=') ? url : `${url}&wait=${options.waitSeconds}`;
+          waiting = true;
+        }
       }
       if (status !== 200) await backOff();
     }
