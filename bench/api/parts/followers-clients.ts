@@ -126,17 +126,13 @@ export function startFollower(options: FollowerOptions): Follower {
     // does), so a follower counts as in before any change; its links then keep the `wait` added
     // once. A stream's position links carry no `live`.
     let path = live ? `${FEED}&live=true` : FEED;
-    let waiting = false;
     while (running) {
       const { status, next } = await ask(path, live);
       if (!running) break;
       if (next) {
         const url = relative(next);
         if (live) path = url.includes('live=') ? url : `${url}&live=true`;
-        else {
-          path = waiting || url.includes('wait=') ? url : `${url}&wait=${options.waitSeconds}`;
-          waiting = true;
-        }
+        else path = url.includes('wait=') ? url : `${url}&wait=${options.waitSeconds}`;
       }
       if (status !== 200) await backOff();
     }
