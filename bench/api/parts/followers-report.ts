@@ -90,7 +90,7 @@ export function renderReport(doc: {
   return [
     `# Many feed followers on one api process (${doc.date})`,
     '',
-    `\`${doc.command}\` (bench/README.md, "followers"). PostgreSQL commit → Debezium → Kafka → ingest (its own process) → company files → api (its own process) → the followers (this process).`,
+    `\`${doc.command}\` (bench/README.md, "api: many feed followers on one api process"). PostgreSQL commit → Debezium → Kafka → ingest (its own process) → company files → api (its own process) → the followers (this process).`,
     '',
     '## Machine',
     '',
