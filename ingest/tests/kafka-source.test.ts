@@ -144,6 +144,41 @@ describe('the Kafka source over the client interface', () => {
     expect(source.connected()).toBe(false);
   });
 
+  it("tells each chunk's follow-up the round that committed its own offsets, not an earlier one", async () => {
+    const { client, seen } = fakeClient([batchOf(0, 0, 5)]);
+    const source = sourceWith(client);
+    const told: { first: string; committedWith: string | undefined }[] = [];
+    const release: Array<() => void> = [];
+    const handler: RecordsHandler<RawRecord[]> = {
+      prepare: (records) => records,
+      commit: (records) =>
+        new Promise((resolve) => {
+          const first = records[0]?.offset ?? '';
+          release.push(() =>
+            resolve({
+              committed: (round) => {
+                // The offset Kafka holds when the follow-up hears: past this chunk's last record.
+                told.push({ first, committedWith: round && seen.commits.at(-1)?.[0]?.offset });
+              },
+            }),
+          );
+        }),
+    };
+    const stop = new AbortController();
+    const running = source.run(handler, stop.signal);
+    await until(() => release.length === 3);
+    release[0]?.();
+    await until(() => told.length === 1);
+    expect(told).toEqual([{ first: '0', committedWith: '2' }]);
+    release[1]?.();
+    release[2]?.();
+    await until(() => told.length === 3);
+    expect(told.slice(1).map((t) => t.first).sort()).toEqual(['2', '4']);
+    for (const t of told.slice(1)) expect(Number(t.committedWith)).toBeGreaterThan(Number(t.first));
+    stop.abort();
+    await running;
+  });
+
   it('a failed chunk pauses its partition and seeks back to its first offset; nothing past it commits', async () => {
     const { client, seen } = fakeClient([batchOf(3, 10, 4)]);
     const failures: unknown[] = [];

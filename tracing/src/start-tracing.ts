@@ -1,4 +1,4 @@
-import { type Tracer, trace } from '@opentelemetry/api';
+import { DiagConsoleLogger, DiagLogLevel, diag, type Tracer, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -53,6 +53,10 @@ export function startTracing(options: StartTracingOptions): Tracing {
     ? ({ enabled: true, serviceName: options.serviceName, endpoint: 'in-process' } as const)
     : tracingSettings(env, options.serviceName);
   if (!settings.enabled) return tracingOff(settings.reason);
+  // OTEL_LOG_LEVEL: the SDK's own messages (an exporter that cannot reach its collector) on stderr.
+  const logLevel = (env.OTEL_LOG_LEVEL ?? process.env.OTEL_LOG_LEVEL)?.toUpperCase();
+  if (logLevel && logLevel in DiagLogLevel)
+    diag.setLogger(new DiagConsoleLogger(), DiagLogLevel[logLevel as keyof typeof DiagLogLevel]);
   const scheduleDelay = Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 1000);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({

@@ -81,8 +81,8 @@ export function handOverBatches<T>(parts: {
           lag.applied(topic, partition, last, highWatermark);
           heartbeats.applied();
           failures.succeeded();
-          const committing = commits.commitApplied();
-          if (after) committing.then(() => after.committed(commits.lastRound()));
+          if (after) commits.whenCommitted(topic, partition, last, (round) => after.committed(round));
+          commits.commitApplied();
         },
         (error: unknown) => failures.failed(ticket, error),
       );

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { GroupConsumer } from './client.ts';
-import type { InFlightChunks } from './in-flight.ts';
+import type { CommitOffset, InFlightChunks } from './in-flight.ts';
 
 /** The part of the source's options (source.ts KafkaSourceOptions) the committer reads. */
 export interface CommitOptions {
@@ -23,6 +23,17 @@ export interface CommitRound {
 
 const epochNow = () => performance.timeOrigin + performance.now();
 
+/** Chunks waiting to hear that their offsets are committed, at most (the oldest told first, unanswered). */
+const MAX_WAITING = 10_000;
+
+interface Waiting {
+  readonly topic: string;
+  readonly partition: number;
+  /** The chunk's last offset: committed once Kafka's committed offset (the next to read) is past it. */
+  readonly last: bigint;
+  readonly done: (round: CommitRound | undefined) => void;
+}
+
 /**
  * Commits what is applied: one commit loop at a time, repeated while more became applied, each
  * round after the durability barrier.
@@ -33,7 +44,19 @@ export function createOffsetCommitter(
   options: CommitOptions,
 ) {
   let committing: Promise<void> | undefined;
-  let lastRound: CommitRound | undefined;
+  const waiting: Waiting[] = [];
+
+  /** Tells the chunks whose offsets `offsets` covers, with the round that committed them. */
+  function answer(offsets: readonly CommitOffset[], round: CommitRound): void {
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      const w = waiting[i] as Waiting;
+      const next = offsets.find((o) => o.topic === w.topic && o.partition === w.partition)?.offset;
+      if (next !== undefined && BigInt(next) > w.last) {
+        waiting.splice(i, 1);
+        w.done(round);
+      }
+    }
+  }
 
   /** The returned promise settles when the loop is done (the drain awaits it for the final commit). */
   function commitApplied(): Promise<void> {
@@ -48,7 +71,8 @@ export function createOffsetCommitter(
           const durableEndMs = epochNow();
           await consumer.commit(offsets);
           inFlight.committed(offsets);
-          lastRound = { durableStartMs, durableEndMs, committedAtMs: epochNow() };
+          if (waiting.length > 0)
+            answer(offsets, { durableStartMs, durableEndMs, committedAtMs: epochNow() });
         }
         return true;
       } catch (error) {
@@ -66,7 +90,21 @@ export function createOffsetCommitter(
     return committing;
   }
 
-  /** The newest round that committed: the one that took a chunk's offsets once commitApplied() settles. */
-  return { commitApplied, lastRound: () => lastRound };
+  /**
+   * Calls `done` with the round that commits a chunk's offsets (its batch's trace ends there). A
+   * chunk whose partition moved to another member before that is never answered: beyond
+   * MAX_WAITING the oldest are told `undefined`, so nothing waits without bound.
+   */
+  function whenCommitted(
+    topic: string,
+    partition: number,
+    last: string,
+    done: (round: CommitRound | undefined) => void,
+  ): void {
+    waiting.push({ topic, partition, last: BigInt(last), done });
+    if (waiting.length > MAX_WAITING) waiting.shift()?.done(undefined);
+  }
+
+  return { commitApplied, whenCommitted };
 }
 export type OffsetCommitter = ReturnType<typeof createOffsetCommitter>;
