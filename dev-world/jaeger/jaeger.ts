@@ -36,6 +36,11 @@ export interface Jaeger {
    * `limit` (default 1,000) of them.
    */
   traces(service: string, tags?: Record<string, string>, limit?: number): Promise<JaegerTrace[]>;
+  /**
+   * Spans written to its storage since it started, every service together (the collector's own
+   * counter): what a benchmark counts when reading each trace back would cost more than the run.
+   */
+  storedSpans(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -51,17 +56,25 @@ export function jaegerBinary(): string {
 }
 
 export async function startJaeger(): Promise<Jaeger> {
-  const [otlp, query, queryGrpc] = [await freePort(), await freePort(), await freePort()];
+  const [otlp, query, queryGrpc, metrics] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const dir = mkdtempSync(join(tmpdir(), 'pda-jaeger-'));
   const config = join(dir, 'jaeger.yaml');
-  // Only what the tests need: OTLP/HTTP in, memory storage, the query API; no metrics port.
+  // Only what the tests and the benchmark need: OTLP/HTTP in, memory storage, the query API, the
+  // collector's own counters (Prometheus text) for storedSpans().
   writeFileSync(
     config,
     `service:
   extensions: [jaeger_storage, jaeger_query]
   pipelines:
     traces: { receivers: [otlp], processors: [batch], exporters: [jaeger_storage_exporter] }
-  telemetry: { metrics: { level: none }, logs: { level: warn } }
+  telemetry:
+    metrics: { level: basic, readers: [{ pull: { exporter: { prometheus: { host: 127.0.0.1, port: ${metrics} } } } }] }
+    logs: { level: warn }
 extensions:
   jaeger_query:
     storage: { traces: memstore }
@@ -103,6 +116,16 @@ exporters:
       const response = await fetch(`${queryUrl}/api/traces?${params}`);
       const body = (await response.json()) as { data: JaegerTrace[] | null };
       return body.data ?? [];
+    },
+    async storedSpans() {
+      const text = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) => l.startsWith('otelcol_exporter_sent_spans_total{') && l.includes('jaeger_storage_exporter'),
+        );
+      // No line yet: nothing was exported since the start (the counter appears with its first span).
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
     },
     async stop() {
       if (child.exitCode === null) {
