@@ -1,5 +1,12 @@
 /** The ingest worker as the benchmarks run it: in this process, on the running stack's Kafka. */
-import { type AvscTypes, createLogger, createMetrics, createWorker, parseConfig } from '@pda/ingest';
+import {
+  type AvscTypes,
+  createLogger,
+  createMetrics,
+  createWorker,
+  parseConfig,
+  type WorkerDeps,
+} from '@pda/ingest';
 import pino from 'pino';
 import { kafkaBrokers, readStackEnv } from './stack-env.ts';
 
@@ -10,6 +17,8 @@ export interface BenchWorkerOptions {
   readonly avscTypes: AvscTypes;
   /** More INGEST_* variables (the benchmark's tuning flags). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Spans of each apply call (@pda/tracing startTracing: pipeline/tracing-cost.ts); default: none. */
+  readonly tracer?: WorkerDeps['tracer'];
 }
 
 export type BenchWorkerMetrics = ReturnType<typeof createMetrics>;
@@ -37,6 +46,7 @@ export function benchWorker(options: BenchWorkerOptions) {
     logger: createLogger('warn', 'ingest', pino.destination(2)),
     avscTypes: options.avscTypes,
     metrics,
+    ...(options.tracer && { tracer: options.tracer }),
   });
   return { worker, metrics };
 }
