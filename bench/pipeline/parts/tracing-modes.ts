@@ -10,17 +10,20 @@ export interface TracingMode {
   readonly name: 'off' | '1 %' | '100 %';
   /** Short, for service names: each mode and round sends under its own. */
   readonly slug: 'off' | 'ratio1' | 'always';
+  /** Share of traces kept: what the spans received are checked against. */
+  readonly ratio: number;
   readonly sampler?: { readonly OTEL_TRACES_SAMPLER: string; readonly OTEL_TRACES_SAMPLER_ARG?: string };
 }
 
 export const TRACING_MODES: readonly TracingMode[] = [
-  { name: 'off', slug: 'off' },
+  { name: 'off', slug: 'off', ratio: 0 },
   {
     name: '1 %',
     slug: 'ratio1',
+    ratio: 0.01,
     sampler: { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.01' },
   },
-  { name: '100 %', slug: 'always', sampler: { OTEL_TRACES_SAMPLER: 'always_on' } },
+  { name: '100 %', slug: 'always', ratio: 1, sampler: { OTEL_TRACES_SAMPLER: 'always_on' } },
 ];
 
 /**
