@@ -32,6 +32,8 @@ const mean = (values: readonly number[]) =>
   values.length === 0 ? Number.NaN : values.reduce((sum, v) => sum + v, 0) / values.length;
 const int = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
 const one = (x: number) => (Number.isFinite(x) ? (Math.round(x * 10) / 10).toString() : '–');
+/** Whole above 100, one decimal below: an expected count of 0.2 traces says as much as 30,366. */
+const count = (x: number) => (x >= 100 ? int(x) : one(x));
 const ratio = (x: number, off: number) =>
   Number.isFinite(x) && Number.isFinite(off) && off > 0 ? `${(x / off).toFixed(2)}×` : '–';
 /** Mean with the rounds' range, e.g. `31,200 (30,100–32,300)`. */
@@ -139,7 +141,7 @@ export function renderTracingReport(
     '|---|---|---|---|---|---|---|---|---|',
     ...summaries.map(
       (s) =>
-        `| ${s.mode} | ${spread(s.ingestEventsPerSecond, int)} | ${spread(s.ingestCpuUsPerEvent, one)} | ${spread(s.listRps, int)} | ${spread(s.listP99, one)} | ${spread(s.feedRps, int)} | ${spread(s.feedP99, one)} | ${int(mean(s.listCpuUs))} · ${int(mean(s.feedCpuUs))} | ${int(mean(s.ingestSpans))} · ${int(mean(s.apiSpans))} |`,
+        `| ${s.mode} | ${spread(s.ingestEventsPerSecond, int)} | ${spread(s.ingestCpuUsPerEvent, one)} | ${spread(s.listRps, int)} | ${spread(s.listP99, one)} | ${spread(s.feedRps, int)} | ${spread(s.feedP99, one)} | ${spread(s.listCpuUs, int)} · ${spread(s.feedCpuUs, int)} | ${int(mean(s.ingestSpans))} · ${int(mean(s.apiSpans))} |`,
     ),
     '',
     '## Ratio to "off" (means)',
@@ -163,22 +165,22 @@ export function renderTracingReport(
     '|---|---|---|---|---|---|---|---|',
     ...ingest.map(
       (run) =>
-        `| ingest | ${run.mode} | ${run.round} | ${int(run.spansReceived)} | ${one(expectedTraces(run.mode, run.applyCalls))} | ${run.applyCalls > 0 ? (run.spansReceived / run.applyCalls).toFixed(2) : '–'} of ${run.applyCalls} calls | ${run.receiverCpuSeconds} | ${run.sampleTrace.join(', ') || '–'} |`,
+        `| ingest | ${run.mode} | ${run.round} | ${int(run.spansReceived)} | ${count(expectedTraces(run.mode, run.applyCalls))} | ${run.applyCalls > 0 ? (run.spansReceived / run.applyCalls).toFixed(2) : '–'} of ${run.applyCalls} calls | ${run.receiverCpuSeconds} | ${run.sampleTrace.join(', ') || '–'} |`,
     ),
     ...api.map(
       (run) =>
-        `| api | ${run.mode} | ${run.round} | ${int(run.spansReceived)} | ${one(expectedTraces(run.mode, run.requests))} | ${run.requests > 0 ? (run.spansReceived / run.requests).toFixed(3) : '–'} of ${int(run.requests)} requests | ${run.receiverCpuSeconds} | ${run.sampleTrace.join(', ') || '–'} |`,
+        `| api | ${run.mode} | ${run.round} | ${int(run.spansReceived)} | ${count(expectedTraces(run.mode, run.requests))} | ${run.requests > 0 ? (run.spansReceived / run.requests).toFixed(3) : '–'} of ${int(run.requests)} requests | ${run.receiverCpuSeconds} | ${run.sampleTrace.join(', ') || '–'} |`,
     ),
     '',
     '## Every round',
     '',
-    '| round | mode | ingest events/s | ingest s | µs CPU/event | list req/s | list p99 | feed req/s | feed p99 | non-2xx · errors |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| round | mode | ingest events/s | ingest s | µs CPU/event | list req/s | list p99 | list µs CPU/req | feed req/s | feed p99 | feed µs CPU/req | non-2xx · errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...inputs.orders.flatMap((order, round) =>
       order.map((mode) => {
         const i = ingest.find((run) => run.round === round && run.mode === mode.name);
         const a = api.find((run) => run.round === round && run.mode === mode.name);
-        return `| ${round} | ${mode.name} | ${int(i?.steadyEventsPerSecond ?? Number.NaN)} | ${i?.seconds ?? '–'} | ${i?.cpuUsPerEvent ?? '–'} | ${int(a?.list.requestsPerSecond ?? Number.NaN)} | ${a?.list.p99Ms ?? '–'} | ${int(a?.feed.requestsPerSecond ?? Number.NaN)} | ${a?.feed.p99Ms ?? '–'} | ${a ? `${a.list.non2xx + a.feed.non2xx} · ${a.list.errors + a.feed.errors}` : '–'} |`;
+        return `| ${round} | ${mode.name} | ${int(i?.steadyEventsPerSecond ?? Number.NaN)} | ${i?.seconds ?? '–'} | ${i?.cpuUsPerEvent ?? '–'} | ${int(a?.list.requestsPerSecond ?? Number.NaN)} | ${a?.list.p99Ms ?? '–'} | ${int(a?.list.cpuUsPerRequest ?? Number.NaN)} | ${int(a?.feed.requestsPerSecond ?? Number.NaN)} | ${a?.feed.p99Ms ?? '–'} | ${int(a?.feed.cpuUsPerRequest ?? Number.NaN)} | ${a ? `${a.list.non2xx + a.feed.non2xx} · ${a.list.errors + a.feed.errors}` : '–'} |`;
       }),
     ),
     '',
