@@ -131,7 +131,7 @@ export function renderTracingReport(
     `threads, the exporter included). api: one company of ${inputs.api.sites.toLocaleString('en-US')} sites (shared/api-fixture.ts),`,
     'a new api process (api/src/main.ts, its tracing from the OTEL_* variables) per run; autocannon with',
     `${inputs.api.connections} connections, ${inputs.api.warmupSeconds} s warm-up then ${inputs.api.durationSeconds} s, on \`GET /v1/sites?limit=50\``,
-    "and `GET /v1/changes?limit=50`; CPU per request is the api process's. ",
+    "and `GET /v1/changes?limit=50`; CPU per request is the api process's.",
     `${rounds} round${rounds === 1 ? '' : 's'}, the modes in the order ${inputs.orders.map((order) => order.map((mode) => mode.name).join(' → ')).join('; then ')}`,
     '(every other round reversed, so a drift of the shared machine does not fall on one mode).',
     '',
