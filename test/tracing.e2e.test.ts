@@ -1,4 +1,4 @@
-// Traces from the source commit to the partner, in a real OTLP receiver (Jaeger, test/src/jaeger.ts):
+// Traces from the source commit to the partner, in a real OTLP receiver (Jaeger, @pda/dev-world/jaeger):
 // ingest and the api run as their deployables with the standard OTEL_* settings pointing at it; a
 // site update committed in PostgreSQL goes through Debezium and Kafka into ingest's batch span, and
 // the api's span of the change-feed page that first served it links to that batch. No key, cursor
@@ -7,12 +7,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Jaeger, type JaegerSpan, startJaeger, tagOf } from '@pda/dev-world/jaeger';
 import { SCOPE_NAMES } from '@pda/operator-tools/scopes';
 import { freePort } from '@pda/projections/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertRows, largeNotes, newScenarioIds, type ScenarioIds } from './src/cdc-scenario.ts';
-import { type Jaeger, type JaegerSpan, startJaeger, tagOf } from './src/jaeger.ts';
 import { issueKey } from './src/read-side.ts';
 import { pgPool, repoRoot, stackEnv, waitFor } from './src/stack-env.ts';
 

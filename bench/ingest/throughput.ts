@@ -29,14 +29,14 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDecoder, type Decoder, loadAvscTypes } from '@pda/ingest';
-import { encodeEvent, sampleRow, uuidFor } from '@pda/ingest/testing';
-import type { Change, SourceTable } from '@pda/projections/model';
+import type { Change } from '@pda/projections/model';
 import { ProjectionStore } from '@pda/projections/write';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { jdbcSinkAvailable, measureJdbcSink } from '../peers/jdbc-sink.ts';
-import { MIX, MIX_SLOTS } from '../shared/change-mix.ts';
+import { MIX } from '../shared/change-mix.ts';
 import { benchWorker } from '../shared/ingest-worker.ts';
 import { kafkaBrokers } from '../shared/stack-env.ts';
+import { throughputEvents } from '../shared/throughput-events.ts';
 import { createDataTopics, fillTopics } from '../shared/topic-fill.ts';
 
 const { values: args } = parseArgs({
@@ -62,26 +62,8 @@ const N = Number(args.events);
 const COMPANIES = Number(args.companies);
 const inlineSchema = !args.bare;
 
-function* events(prefix: string): Generator<{ topic: string; key: string; value: string }> {
-  let lsn = 1_000_000;
-  const ts = Date.now() - 60_000;
-  for (let c = 0; c < COMPANIES; c++) {
-    yield encodeEvent(
-      { table: 'companies', op: 'r', row: sampleRow('companies', c, uuidFor(c, 7)), lsn: lsn++, tsMs: ts },
-      { topicPrefix: prefix, inlineSchema },
-    );
-  }
-  // 80 % creates, 20 % updates of an earlier row (same id): the version guard has work to do.
-  for (let i = COMPANIES; i < N; i++) {
-    const table = MIX_SLOTS[i % MIX_SLOTS.length] as SourceTable;
-    const n = i % 5 === 4 ? i - 40 : i;
-    const row = sampleRow(table, n, uuidFor(n % COMPANIES, 7));
-    yield encodeEvent(
-      { table, op: i % 5 === 4 ? 'u' : 'c', row, lsn: lsn++, tsMs: ts + Math.floor(i / 100) },
-      { topicPrefix: prefix, inlineSchema },
-    );
-  }
-}
+const events = (prefix: string) =>
+  throughputEvents(prefix, { events: N, companies: COMPANIES, inlineSchema });
 
 const rssPeak = { mb: 0 };
 const rssTimer = setInterval(() => {

@@ -1,6 +1,12 @@
 /** The ingest worker as the benchmarks run it: in this process, on the running stack's Kafka. */
-import type { Tracer } from '@opentelemetry/api';
-import { type AvscTypes, createLogger, createMetrics, createWorker, parseConfig } from '@pda/ingest';
+import {
+  type AvscTypes,
+  createLogger,
+  createMetrics,
+  createWorker,
+  parseConfig,
+  type WorkerDeps,
+} from '@pda/ingest';
 import pino from 'pino';
 import { kafkaBrokers, readStackEnv } from './stack-env.ts';
 
@@ -11,8 +17,8 @@ export interface BenchWorkerOptions {
   readonly avscTypes: AvscTypes;
   /** More INGEST_* variables (the benchmark's tuning flags). */
   readonly env?: Readonly<Record<string, string>>;
-  /** Spans of each apply call (WorkerDeps.tracer): freshness.ts reads its stages from them. */
-  readonly tracer?: Tracer;
+  /** Spans of each apply call (@pda/tracing startTracing: pipeline/tracing-cost.ts, freshness.ts); default: none. */
+  readonly tracer?: WorkerDeps['tracer'];
 }
 
 export type BenchWorkerMetrics = ReturnType<typeof createMetrics>;

@@ -9,7 +9,7 @@
  */
 import { Agent, request } from 'node:http';
 import type { FollowerPlan } from './followers-plan.ts';
-import { onJsonLines } from './ndjson-lines.ts';
+import { onJsonLines } from '../../shared/ndjson-lines.ts';
 
 export interface FollowerCounts {
   /** Answers by status (long-poll pages, stream openings). */
