@@ -111,10 +111,7 @@ describe('traces in a real OTLP receiver', () => {
     cursor = new URL(caughtUp.links.next).searchParams.get('cursor') ?? '';
     const marker = `traced ${Date.now()}`;
     const before = Date.now();
-    const committed = await pool.query(
-      'UPDATE sites SET name = $2 WHERE id = $1',
-      [ids.site, marker],
-    );
+    const committed = await pool.query('UPDATE sites SET name = $2 WHERE id = $1', [ids.site, marker]);
     expect(committed.rowCount).toBe(1);
     const after = Date.now();
     // The marker's change: this company's site, committed between `before` and `after` (1 s of

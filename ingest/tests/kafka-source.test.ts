@@ -173,7 +173,12 @@ describe('the Kafka source over the client interface', () => {
     release[1]?.();
     release[2]?.();
     await until(() => told.length === 3);
-    expect(told.slice(1).map((t) => t.first).sort()).toEqual(['2', '4']);
+    expect(
+      told
+        .slice(1)
+        .map((t) => t.first)
+        .sort(),
+    ).toEqual(['2', '4']);
     for (const t of told.slice(1)) expect(Number(t.committedWith)).toBeGreaterThan(Number(t.first));
     stop.abort();
     await running;

@@ -8,8 +8,8 @@
  * asking without flooding it.
  */
 import { Agent, request } from 'node:http';
-import type { FollowerPlan } from './followers-plan.ts';
 import { onJsonLines } from '../../shared/ndjson-lines.ts';
+import type { FollowerPlan } from './followers-plan.ts';
 
 export interface FollowerCounts {
   /** Answers by status (long-poll pages, stream openings). */
