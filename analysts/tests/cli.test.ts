@@ -117,7 +117,7 @@ describe('pda projections companies', () => {
     for (const company of summary.companies) {
       expect(company.name).toBeTruthy();
       expect(company.file).toMatchObject({
-        schemaVersion: 6,
+        schemaVersion: 7,
         representation: 1,
         rows: {
           sites: 30,
@@ -159,7 +159,7 @@ describe('pda projections snapshot', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/^snapshot: .+ → .+one\.sqlite \(\d/);
     expect(rowsOf(out, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-    expect(rowsOf(out, 'PRAGMA user_version')).toEqual([{ user_version: 6 }]);
+    expect(rowsOf(out, 'PRAGMA user_version')).toEqual([{ user_version: 7 }]);
     expect(rowsOf(out, 'PRAGMA journal_mode')).toEqual([{ journal_mode: 'delete' }]);
     expect(rowsOf(out, 'SELECT count(*) AS n FROM sites')).toEqual([{ n: 30 }]);
     // An existing file is not replaced without --force.
@@ -186,7 +186,7 @@ describe('pda projections snapshot', () => {
       companyIds.map((id) => ({ company_id: id, n: 30 })),
     );
     expect(rowsOf(out, 'SELECT id, schema_version FROM companies ORDER BY id')).toEqual(
-      companyIds.map((id) => ({ id, schema_version: 6 })),
+      companyIds.map((id) => ({ id, schema_version: 7 })),
     );
     expect(
       rowsOf(out, 'SELECT "table", "from", "to" FROM pragma_foreign_key_list(\'equipment\') ORDER BY 1'),

@@ -216,7 +216,7 @@ describe('stored documents', () => {
 describe('projection migrations', () => {
   /** Tables the projection keeps for itself (not captured tables), per file kind. */
   const BOOKKEEPING: Record<ProjectionKind, readonly string[]> = {
-    company: ['meta', 'tombstones', 'truncations'],
+    company: ['meta', 'tombstones', 'truncations', 'apply_traces'],
     control: [
       'routes',
       'tombstones',
