@@ -36,7 +36,7 @@ import { codeState, machine } from '../shared/machine.ts';
 import { repoRoot, resultsDir } from '../shared/paths.ts';
 import { cpuBetween, sampleCpu } from '../shared/process-cpu.ts';
 import { nofileLimit, processStats } from '../shared/process-stats.ts';
-import { readStackEnv, stackEnvFile } from '../shared/stack-env.ts';
+import { readStackEnv, stackEnvFile, stackPgPool } from '../shared/stack-env.ts';
 import { followerSettings, startFollowersApi } from './parts/followers-api.ts';
 import { type Follower, newCounts, startFollower } from './parts/followers-clients.ts';
 import { type FollowerKind, mostPerAddress, planFollowers, summarize } from './parts/followers-plan.ts';
@@ -135,14 +135,7 @@ async function main() {
   const env = readStackEnv();
   if (!env.PDA_PG_HOST)
     throw new Error(`no ${stackEnvFile()}: start the stack (bash dev-world/stack/stack.sh up)`);
-  const pool = new pg.Pool({
-    host: env.PDA_PG_HOST,
-    port: Number(env.PDA_PG_PORT),
-    database: env.PDA_PG_DATABASE,
-    user: env.PDA_PG_USER,
-    password: env.PDA_PG_PASSWORD,
-    max: 8,
-  });
+  const pool = stackPgPool(8);
   const run = `fo${Date.now().toString(36)}`;
 
   // ---- companies and keys, through the pipeline like any ----

@@ -44,7 +44,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { benchWorker } from '../shared/ingest-worker.ts';
 import { repoRoot } from '../shared/paths.ts';
-import { kafkaBrokers, readStackEnv, stackEnvFile } from '../shared/stack-env.ts';
+import { kafkaBrokers, readStackEnv, stackEnvFile, stackPgPool } from '../shared/stack-env.ts';
 import { followSitesFeed } from './parts/feed-follower.ts';
 import { type ChangeStages, changeStages } from './parts/trace-stages.ts';
 
@@ -101,14 +101,7 @@ async function main() {
   if (!env.PDA_PG_HOST)
     throw new Error(`no ${stackEnvFile()}: start the stack (bash dev-world/stack/stack.sh up)`);
   const topicPrefix = env.PDA_TOPIC_PREFIX ?? 'pda';
-  const pool = new pg.Pool({
-    host: env.PDA_PG_HOST,
-    port: Number(env.PDA_PG_PORT),
-    database: env.PDA_PG_DATABASE,
-    user: env.PDA_PG_USER,
-    password: env.PDA_PG_PASSWORD,
-    max: 8,
-  });
+  const pool = stackPgPool(8);
   const run = `fr${Date.now().toString(36)}`;
   const timings = new Map<string, Timing>();
   const timing = (token: string) => {

@@ -26,6 +26,19 @@ export function stackPgClient(database?: string): pg.Client {
   });
 }
 
+/** A pool of the stack's PostgreSQL as its application user, at most `max` connections. */
+export function stackPgPool(max: number): pg.Pool {
+  const env = readStackEnv();
+  return new pg.Pool({
+    host: env.PDA_PG_HOST,
+    port: Number(env.PDA_PG_PORT),
+    database: env.PDA_PG_DATABASE,
+    user: env.PDA_PG_USER,
+    password: env.PDA_PG_PASSWORD,
+    max,
+  });
+}
+
 /** Kafka Connect's REST api (PDA_CONNECT_URL): the parsed JSON answer; throws on a non-2xx. */
 export async function connectRest(path: string, init?: RequestInit): Promise<unknown> {
   const url = process.env.PDA_CONNECT_URL ?? readStackEnv().PDA_CONNECT_URL;

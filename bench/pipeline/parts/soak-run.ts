@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { codeState, type Machine, machine } from '../../shared/machine.ts';
 import { repoRoot } from '../../shared/paths.ts';
-import { readStackEnv } from '../../shared/stack-env.ts';
+import { readStackEnv, stackPgPool } from '../../shared/stack-env.ts';
 import type { SoakSample } from './soak-figures.ts';
 import {
   etagPoll,
@@ -159,14 +159,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const workDir = mkdtempSync(join(tmpdir(), 'pda-soak-'));
   const dataDir = join(workDir, 'data');
   mkdirSync(dataDir);
-  const pool = new pg.Pool({
-    host: env.PDA_PG_HOST,
-    port: Number(env.PDA_PG_PORT),
-    database: env.PDA_PG_DATABASE,
-    user: env.PDA_PG_USER,
-    password: env.PDA_PG_PASSWORD,
-    max: 4,
-  });
+  const pool = stackPgPool(4);
   let ingest: IngestProcess | undefined;
   let api: ApiProcess | undefined;
   let companies: SoakCompany[] = [];
